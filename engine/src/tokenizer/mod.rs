@@ -1,0 +1,389 @@
+//! The `sessions` tokenizer, as pure Rust: bytes in, folded tokens with byte
+//! offsets out.
+//!
+//! # Contract
+//!
+//! Every [`Token`] satisfies `text[token.start..token.end]` = the original
+//! characters it stands for; folding never moves offsets. Tokens come in
+//! increasing order of `start`. A token with `colocated` set shares the
+//! position of the token before it, and the first token is never colocated.
+//!
+//! # Words
+//!
+//! Input is split into valid UTF-8 pieces (invalid bytes separate tokens and
+//! are otherwise skipped), then into Unicode UAX #29 words. A token is a run of
+//! letters and digits inside a word, together with the marks that follow them:
+//! `src/main.py` gives `src`, `main`, `py`, `don't` gives `don`, `t`, so a
+//! search for `main` finds `main.py`, as with FTS5's `unicode61`. Each token is
+//! folded by [`fold`](mod@fold) and cut to [`MAX_TOKEN_BYTES`].
+//!
+//! ASCII fast path: ASCII punctuation and white space never belong to a token,
+//! so the input is first cut at them; a piece that is pure ASCII is one token
+//! (lower-cased) without running the UAX #29 segmenter, which would find the
+//! same single word in it.
+//!
+//! # Scripts written without spaces (`cjk 1`)
+//!
+//! Runs of Han, Hiragana, Katakana, Hangul, Thai, Lao, Khmer and Myanmar have
+//! no word separators, so any substring may be what a user searches for. Such
+//! a run of grapheme clusters `g0 g1 … gn` is indexed with one position per
+//! cluster, holding the unigram `gi` and, colocated, the bigram `gi gi+1`.
+//! A query run is turned into the bigrams `g0g1, g1g2, …` followed by the
+//! unigram of its last cluster, a phrase over consecutive positions; a single
+//! cluster is just its unigram. So a substring of any length is found through
+//! the index: 1 character is one unigram look-up, 2 characters one bigram,
+//! longer ones a phrase of rare bigrams. Because the position's first token is
+//! the unigram, FTS5's `highlight()` marks exactly the characters matched.
+
+mod fold;
+mod script;
+
+pub use fold::Folder;
+pub use script::is_spaceless;
+
+use std::fmt;
+use unicode_segmentation::UnicodeSegmentation;
+
+/// Longest token text, in bytes, that is indexed; longer tokens (base64
+/// blobs, minified code) are cut at a character boundary, the same way in
+/// documents and queries, so they still match themselves.
+pub const MAX_TOKEN_BYTES: usize = 256;
+
+/// Version of the token stream. Bump it whenever a change to this module
+/// changes any token, so databases indexed by an older version are rebuilt.
+pub const TOKENIZER_VERSION: u32 = 1;
+
+/// What the text being tokenized is: FTS5 passes this with every call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// A document being indexed, or re-read for `highlight()`/`snippet()`.
+    Document,
+    /// A query string.
+    Query,
+}
+
+/// The tokenizer's arguments, as written after its name in
+/// `tokenize = 'sessions cjk 1'`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// `remove_diacritics 0|1`, default 1: fold accents away.
+    pub remove_diacritics: bool,
+    /// `cjk 0|1`, default 0: index scripts written without spaces as n-grams.
+    pub cjk: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            remove_diacritics: true,
+            cjk: false,
+        }
+    }
+}
+
+/// An argument list that the tokenizer does not accept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArgumentError {
+    /// An argument name the tokenizer does not know.
+    Unknown(String),
+    /// A known argument whose value is not `0` or `1`.
+    InvalidValue { name: String, value: String },
+    /// A known argument given without a value.
+    MissingValue(String),
+}
+
+impl fmt::Display for ArgumentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArgumentError::Unknown(name) => write!(
+                f,
+                "sessions tokenizer: unknown argument '{name}' (expected remove_diacritics or cjk)"
+            ),
+            ArgumentError::InvalidValue { name, value } => write!(
+                f,
+                "sessions tokenizer: argument '{name}' must be 0 or 1, not '{value}'"
+            ),
+            ArgumentError::MissingValue(name) => {
+                write!(
+                    f,
+                    "sessions tokenizer: argument '{name}' needs a value, 0 or 1"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for ArgumentError {}
+
+impl Options {
+    /// Parses FTS5-style `name value` pairs, e.g. `["cjk", "1"]`.
+    ///
+    /// # Errors
+    ///
+    /// An [`ArgumentError`] naming the first unknown argument, missing value
+    /// or value other than `0`/`1`.
+    pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Options, ArgumentError> {
+        let mut options = Options::default();
+        let mut args = args.iter().map(AsRef::as_ref);
+        while let Some(name) = args.next() {
+            let slot = match name {
+                "remove_diacritics" => &mut options.remove_diacritics,
+                "cjk" => &mut options.cjk,
+                _ => return Err(ArgumentError::Unknown(name.to_owned())),
+            };
+            *slot = match args.next() {
+                Some("0") => false,
+                Some("1") => true,
+                Some(value) => {
+                    return Err(ArgumentError::InvalidValue {
+                        name: name.to_owned(),
+                        value: value.to_owned(),
+                    })
+                }
+                None => return Err(ArgumentError::MissingValue(name.to_owned())),
+            };
+        }
+        Ok(options)
+    }
+}
+
+/// One token: folded text and the byte span of the original text it covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Token<'a> {
+    /// Folded text, at most [`MAX_TOKEN_BYTES`] long.
+    pub text: &'a str,
+    /// Byte offset of the first original byte.
+    pub start: usize,
+    /// Byte offset just past the last original byte.
+    pub end: usize,
+    /// Shares the position of the previous token (FTS5_TOKEN_COLOCATED).
+    pub colocated: bool,
+}
+
+/// A reusable tokenizer: the options plus scratch buffers.
+#[derive(Debug, Default)]
+pub struct Tokenizer {
+    options: Options,
+    folder: Folder,
+    clusters: Vec<(usize, usize)>,
+    pair: String,
+}
+
+impl Tokenizer {
+    /// A tokenizer with the given options.
+    pub fn new(options: Options) -> Tokenizer {
+        Tokenizer {
+            options,
+            ..Tokenizer::default()
+        }
+    }
+
+    /// The options this tokenizer was made with.
+    pub fn options(&self) -> Options {
+        self.options
+    }
+
+    /// Calls `emit` for every token of `text`, stopping at the first error
+    /// `emit` returns and returning it.
+    ///
+    /// `text` may hold invalid UTF-8: the valid pieces are tokenized with
+    /// their offsets in `text`.
+    pub fn tokenize<E>(
+        &mut self,
+        text: &[u8],
+        purpose: Purpose,
+        emit: &mut dyn FnMut(Token<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut offset = 0;
+        for chunk in text.utf8_chunks() {
+            let valid = chunk.valid();
+            self.tokenize_str(valid, offset, purpose, emit)?;
+            offset += valid.len() + chunk.invalid().len();
+        }
+        Ok(())
+    }
+
+    /// Collects the tokens of `text` as `(text, start, end, colocated)`, for
+    /// tests and the `sessions_tokenize()` SQL function.
+    pub fn tokens(&mut self, text: &[u8], purpose: Purpose) -> Vec<(String, usize, usize, bool)> {
+        let mut tokens = Vec::new();
+        let _ = self.tokenize::<()>(text, purpose, &mut |t| {
+            tokens.push((t.text.to_owned(), t.start, t.end, t.colocated));
+            Ok(())
+        });
+        tokens
+    }
+
+    fn tokenize_str<E>(
+        &mut self,
+        text: &str,
+        base: usize,
+        purpose: Purpose,
+        emit: &mut dyn FnMut(Token<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let pieces = text
+            .split(|c: char| c.is_ascii() && !c.is_ascii_alphanumeric())
+            .filter(|piece| !piece.is_empty());
+        for piece in pieces {
+            let start = base + (piece.as_ptr() as usize - text.as_ptr() as usize);
+            if piece.is_ascii() {
+                self.emit_word(piece, start, emit)?;
+            } else if self.options.cjk {
+                self.split_spaceless_runs(piece, start, purpose, emit)?;
+            } else {
+                self.emit_words(piece, start, emit)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Splits a non-ASCII piece into runs of spaceless scripts, indexed as
+    /// n-grams, and the text between them, indexed as words.
+    fn split_spaceless_runs<E>(
+        &mut self,
+        piece: &str,
+        base: usize,
+        purpose: Purpose,
+        emit: &mut dyn FnMut(Token<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut rest = piece;
+        let mut offset = base;
+        while !rest.is_empty() {
+            let run_start = rest.find(is_spaceless).unwrap_or(rest.len());
+            self.emit_words(&rest[..run_start], offset, emit)?;
+            rest = &rest[run_start..];
+            offset += run_start;
+            let run_len = rest.find(|c: char| !is_spaceless(c)).unwrap_or(rest.len());
+            self.emit_ngrams(&rest[..run_len], offset, purpose, emit)?;
+            rest = &rest[run_len..];
+            offset += run_len;
+        }
+        Ok(())
+    }
+
+    /// Emits the letter-and-digit runs of the UAX #29 words of `text`.
+    fn emit_words<E>(
+        &mut self,
+        text: &str,
+        base: usize,
+        emit: &mut dyn FnMut(Token<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        for (word_start, word) in text.split_word_bound_indices() {
+            let mut run_start = None;
+            for (i, c) in word.char_indices() {
+                let continues = c.is_alphanumeric()
+                    || (run_start.is_some() && unicode_normalization::char::is_combining_mark(c));
+                match (continues, run_start) {
+                    (true, None) => run_start = Some(i),
+                    (false, Some(start)) => {
+                        self.emit_word(&word[start..i], base + word_start + start, emit)?;
+                        run_start = None;
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(start) = run_start {
+                self.emit_word(&word[start..], base + word_start + start, emit)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Emits a run of a spaceless script as unigrams and bigrams of grapheme
+    /// clusters (see the module documentation).
+    fn emit_ngrams<E>(
+        &mut self,
+        run: &str,
+        base: usize,
+        purpose: Purpose,
+        emit: &mut dyn FnMut(Token<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.clusters.clear();
+        self.clusters.extend(
+            run.grapheme_indices(true)
+                .map(|(start, cluster)| (start, start + cluster.len())),
+        );
+        for i in 0..self.clusters.len() {
+            let (start, end) = self.clusters[i];
+            let next_end = self.clusters.get(i + 1).map(|&(_, next_end)| next_end);
+            match (purpose, next_end) {
+                (Purpose::Document, _) => {
+                    let unigram = self.emit_word(&run[start..end], base + start, emit)?;
+                    if let Some(next_end) = next_end {
+                        self.emit_pair(run, (start, end, next_end), base, unigram, emit)?;
+                    }
+                }
+                (Purpose::Query, Some(next_end)) => {
+                    self.emit_pair(run, (start, end, next_end), base, false, emit)?;
+                }
+                (Purpose::Query, None) => {
+                    self.emit_word(&run[start..end], base + start, emit)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Emits the bigram of the clusters `run[start..mid]` and `run[mid..end]`,
+    /// colocated with the unigram before it when that was emitted.
+    fn emit_pair<E>(
+        &mut self,
+        run: &str,
+        (start, mid, end): (usize, usize, usize),
+        base: usize,
+        colocated: bool,
+        emit: &mut dyn FnMut(Token<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let remove_diacritics = self.options.remove_diacritics;
+        self.pair.clear();
+        self.pair
+            .push_str(self.folder.fold(&run[start..mid], remove_diacritics));
+        self.pair
+            .push_str(self.folder.fold(&run[mid..end], remove_diacritics));
+        let text = truncate(&self.pair, MAX_TOKEN_BYTES);
+        if text.is_empty() {
+            return Ok(());
+        }
+        emit(Token {
+            text,
+            start: base + start,
+            end: base + end,
+            colocated,
+        })
+    }
+
+    /// Folds `word` (original text starting at byte `start`) and emits it;
+    /// returns whether it was emitted (a word may fold to nothing).
+    fn emit_word<E>(
+        &mut self,
+        word: &str,
+        start: usize,
+        emit: &mut dyn FnMut(Token<'_>) -> Result<(), E>,
+    ) -> Result<bool, E> {
+        let folded = self.folder.fold(word, self.options.remove_diacritics);
+        let text = truncate(folded, MAX_TOKEN_BYTES);
+        if text.is_empty() {
+            return Ok(false);
+        }
+        emit(Token {
+            text,
+            start,
+            end: start + word.len(),
+            colocated: false,
+        })?;
+        Ok(true)
+    }
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends on a character
+/// boundary.
+fn truncate(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}

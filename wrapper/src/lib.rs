@@ -1,0 +1,143 @@
+//! session-search for Rust: the engine registered in-process into a
+//! [`rusqlite::Connection`] (bundled SQLite), so a Rust program needs no
+//! loadable extension at run time.
+//!
+//! # Example
+//!
+//! ```
+//! let conn = session_search::open_in_memory()?;
+//! conn.execute_batch(
+//!     "CREATE VIRTUAL TABLE notes USING fts5(body, tokenize = 'sessions cjk 1');
+//!      INSERT INTO notes VALUES ('Déploiement de staging à 東京');",
+//! )?;
+//! let hits: i64 = conn.query_row(
+//!     "SELECT count(*) FROM notes WHERE notes MATCH 'deploiement 東京'",
+//!     [],
+//!     |row| row.get(0),
+//! )?;
+//! assert_eq!(hits, 1);
+//! # Ok::<(), session_search::Error>(())
+//! ```
+
+use rusqlite::functions::{Context, FunctionFlags};
+use rusqlite::types::ValueRef;
+use rusqlite::{ffi, Connection};
+use session_search_engine::{fts5, sql_functions};
+use std::ffi::c_void;
+use std::path::Path;
+
+pub use session_search_engine::tokenizer;
+
+/// Everything that can go wrong in this crate.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// SQLite reported an error.
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+    /// The `sessions` tokenizer could not be registered with FTS5.
+    #[error("cannot register the sessions tokenizer: {0}")]
+    Register(#[from] fts5::RegisterError),
+}
+
+/// Result type of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Opens (or creates) the database at `path` with session-search registered.
+///
+/// # Errors
+///
+/// [`Error::Sqlite`] when the file cannot be opened.
+pub fn open(path: impl AsRef<Path>) -> Result<Connection> {
+    let conn = Connection::open(path)?;
+    register(&conn)?;
+    Ok(conn)
+}
+
+/// Opens a private in-memory database with session-search registered.
+///
+/// # Errors
+///
+/// As for [`open`].
+pub fn open_in_memory() -> Result<Connection> {
+    let conn = Connection::open_in_memory()?;
+    register(&conn)?;
+    Ok(conn)
+}
+
+/// Registers the `sessions` tokenizer and the SQL functions into `conn`, as
+/// loading the extension does.
+///
+/// # Errors
+///
+/// [`Error::Register`] if FTS5 is missing or refuses the tokenizer,
+/// [`Error::Sqlite`] if a function cannot be created.
+pub fn register(conn: &Connection) -> Result<()> {
+    let api = fts5_api(conn)?;
+    // SAFETY: `api` was just returned by this open connection's FTS5.
+    unsafe { fts5::register_tokenizer(api) }?;
+    let deterministic = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    conn.create_scalar_function("sessions_version", 0, deterministic, |_| {
+        Ok(sql_functions::version())
+    })?;
+    for arity in [1, 2] {
+        conn.create_scalar_function("sessions_tokenize", arity, deterministic, sessions_tokenize)?;
+    }
+    Ok(())
+}
+
+/// Fetches the connection's `fts5_api` with `SELECT fts5(?1)`.
+///
+/// rusqlite cannot bind a pointer, so this one statement goes through the C
+/// API directly.
+fn fts5_api(conn: &Connection) -> Result<*mut fts5::Fts5Api> {
+    let mut api: *mut fts5::Fts5Api = std::ptr::null_mut();
+    // SAFETY: `conn.handle()` is open for the whole block; the statement is
+    // prepared, used and finalized here; `api` outlives the step, during which
+    // FTS5 writes the pointer into it; the strings are static and
+    // NUL-terminated.
+    let rc = unsafe {
+        let db = conn.handle();
+        let mut stmt = std::ptr::null_mut();
+        let rc = ffi::sqlite3_prepare_v2(
+            db,
+            c"SELECT fts5(?1)".as_ptr(),
+            -1,
+            &mut stmt,
+            std::ptr::null_mut(),
+        );
+        if rc == ffi::SQLITE_OK {
+            ffi::sqlite3_bind_pointer(
+                stmt,
+                1,
+                (&mut api as *mut *mut fts5::Fts5Api).cast::<c_void>(),
+                c"fts5_api_ptr".as_ptr(),
+                None,
+            );
+            ffi::sqlite3_step(stmt);
+        }
+        ffi::sqlite3_finalize(stmt);
+        rc
+    };
+    if rc != ffi::SQLITE_OK {
+        return Err(Error::Register(fts5::RegisterError::NoFts5));
+    }
+    Ok(api)
+}
+
+/// `sessions_tokenize(text [, args])`.
+fn sessions_tokenize(ctx: &Context<'_>) -> rusqlite::Result<String> {
+    let text = match ctx.get_raw(0) {
+        ValueRef::Text(bytes) | ValueRef::Blob(bytes) => bytes.to_vec(),
+        ValueRef::Null => Vec::new(),
+        ValueRef::Integer(i) => i.to_string().into_bytes(),
+        ValueRef::Real(r) => r.to_string().into_bytes(),
+    };
+    let args = if ctx.len() > 1 {
+        ctx.get::<String>(1)?
+    } else {
+        String::new()
+    };
+    sql_functions::tokenize(&text, &args)
+        .map_err(|e| rusqlite::Error::UserFunctionError(Box::new(e)))
+}
