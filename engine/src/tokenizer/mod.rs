@@ -387,3 +387,6 @@ fn truncate(s: &str, max: usize) -> &str {
     }
     &s[..end]
 }
+
+#[cfg(test)]
+mod tests;
