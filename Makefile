@@ -33,7 +33,7 @@ $(EXT): deps $(shell find engine ext -name '*.rs' -o -name Cargo.toml) Cargo.tom
 	cp target/release/libsession_search_ext.so $(EXT)
 
 demo: build
-	$(SQLITE3) < tests/demo.sql
+	$(SQLITE3) < demo/tokenizer.sql
 
 test: lint test-rust test-sql test-python
 
