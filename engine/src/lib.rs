@@ -6,8 +6,11 @@
 //! Neither binding crate holds logic of its own: they fetch SQLite handles,
 //! call into this crate, and turn its results into SQL values.
 
+pub mod content;
+pub mod db;
 pub mod fts5;
 pub mod sql_functions;
+pub mod store;
 pub mod tokenizer;
 
 /// The crate version, as reported by `sessions_version()`.

@@ -1,17 +1,129 @@
-//! Bodies of the SQL functions, as plain functions of plain values. The
-//! extension and the wrapper register them under the same names and only
-//! convert arguments and results.
+//! Every SQL function of session-search, as one table of plain Rust
+//! functions over [`Value`]s. The extension and the wrapper walk
+//! [`FUNCTIONS`] and register each entry the same way; they only convert
+//! SQLite values to and from [`Value`] and hand over a [`Connection`].
 
+use crate::content;
+use crate::db::{Connection, Value};
+use crate::store::{self, IndexingMode};
 use crate::tokenizer::{ArgumentError, Options, Purpose, Tokenizer, TOKENIZER_VERSION};
 use serde_json::json;
 
+/// The body of a SQL function: arguments in, result or error message out.
+pub type Body = fn(&dyn Connection, &[Value]) -> Result<Value, String>;
+
+/// One SQL function.
+pub struct Function {
+    /// Its SQL name.
+    pub name: &'static str,
+    /// The argument counts it accepts.
+    pub arities: &'static [i32],
+    /// Same result for the same arguments, so usable in triggers, indexes
+    /// and replicated statements.
+    pub deterministic: bool,
+    /// What it does.
+    pub body: Body,
+}
+
+/// All SQL functions, in the order the README documents them.
+pub const FUNCTIONS: &[Function] = &[
+    Function {
+        name: "sessions_version",
+        arities: &[0],
+        deterministic: true,
+        body: |_, _| Ok(Value::Text(version())),
+    },
+    Function {
+        name: "sessions_init",
+        arities: &[0],
+        deterministic: false,
+        body: |db, _| text(store::init(db)),
+    },
+    Function {
+        name: "sessions_reconcile",
+        arities: &[1],
+        deterministic: false,
+        body: sessions_reconcile,
+    },
+    Function {
+        name: "sessions_status",
+        arities: &[0],
+        deterministic: false,
+        body: |db, _| text(store::status(db)),
+    },
+    Function {
+        name: "sessions_set_indexing",
+        arities: &[1],
+        deterministic: false,
+        body: sessions_set_indexing,
+    },
+    Function {
+        name: "sessions_text",
+        arities: &[1],
+        deterministic: true,
+        body: sessions_text,
+    },
+    Function {
+        name: "sessions_tokenize",
+        arities: &[1, 2],
+        deterministic: true,
+        body: sessions_tokenize,
+    },
+];
+
+fn text(result: store::Result<String>) -> Result<Value, String> {
+    result.map(Value::Text).map_err(|e| e.to_string())
+}
+
+/// The bytes of a text or blob argument; `None` for NULL, numbers as text.
+fn bytes(value: &Value) -> Option<Vec<u8>> {
+    match value {
+        Value::Null => None,
+        Value::Integer(i) => Some(i.to_string().into_bytes()),
+        Value::Real(r) => Some(r.to_string().into_bytes()),
+        Value::Text(s) => Some(s.as_bytes().to_vec()),
+        Value::Blob(b) => Some(b.clone()),
+    }
+}
+
 /// `sessions_version()`: the crate version and the tokenizer version, as JSON,
-/// e.g. `{"version":"0.1.0","tokenizer":1}`.
+/// e.g. `{"tokenizer":1,"version":"0.1.0"}`.
 pub fn version() -> String {
     json!({ "version": crate::VERSION, "tokenizer": TOKENIZER_VERSION }).to_string()
 }
 
-/// `sessions_tokenize(text, args)`: the document tokens of `text` under the
+fn sessions_reconcile(db: &dyn Connection, args: &[Value]) -> Result<Value, String> {
+    let max_rows = args[0]
+        .as_i64()
+        .ok_or("sessions_reconcile: max_rows must be a positive integer")?;
+    text(store::reconcile(db, max_rows))
+}
+
+fn sessions_set_indexing(db: &dyn Connection, args: &[Value]) -> Result<Value, String> {
+    let mode = args[0]
+        .as_str()
+        .ok_or("sessions_set_indexing: mode must be 'immediate' or 'deferred'")?;
+    let mode = IndexingMode::parse(mode).map_err(|e| e.to_string())?;
+    text(store::set_indexing(db, mode))
+}
+
+/// `sessions_text(content)`: the searchable text of a message's content (see
+/// [`content::searchable_text`]), or NULL.
+fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
+    Ok(bytes(&args[0])
+        .and_then(|content| content::searchable_text(&content))
+        .map_or(Value::Null, Value::Text))
+}
+
+fn sessions_tokenize(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
+    let input = bytes(&args[0]).unwrap_or_default();
+    let options = args.get(1).and_then(Value::as_str).unwrap_or("");
+    tokenize(&input, options)
+        .map(Value::Text)
+        .map_err(|e| e.to_string())
+}
+
+/// `sessions_tokenize(text [, args])`: the document tokens of `text` under the
 /// tokenizer arguments `args` (e.g. `'cjk 1'`), as a JSON array of
 /// `{"token","start","end"}` objects (`"colocated":true` on tokens that share
 /// the previous position). Offsets are bytes of the UTF-8 text.
@@ -60,5 +172,13 @@ mod tests {
     fn tokenize_names_the_bad_argument() {
         let err = tokenize(b"x", "cjk 1 stemmer porter").unwrap_err();
         assert!(err.to_string().contains("'stemmer'"), "{err}");
+    }
+
+    #[test]
+    fn function_names_are_unique() {
+        let mut names: Vec<_> = FUNCTIONS.iter().map(|f| f.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), FUNCTIONS.len());
     }
 }

@@ -19,12 +19,12 @@
 //! # Ok::<(), session_search::Error>(())
 //! ```
 
-use rusqlite::functions::{Context, FunctionFlags};
-use rusqlite::types::ValueRef;
 use rusqlite::{ffi, Connection};
-use session_search_engine::{fts5, sql_functions};
+use session_search_engine::fts5;
 use std::ffi::c_void;
 use std::path::Path;
+
+mod functions;
 
 pub use session_search_engine::tokenizer;
 
@@ -76,13 +76,7 @@ pub fn register(conn: &Connection) -> Result<()> {
     let api = fts5_api(conn)?;
     // SAFETY: `api` was just returned by this open connection's FTS5.
     unsafe { fts5::register_tokenizer(api) }?;
-    let deterministic = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
-    conn.create_scalar_function("sessions_version", 0, deterministic, |_| {
-        Ok(sql_functions::version())
-    })?;
-    for arity in [1, 2] {
-        conn.create_scalar_function("sessions_tokenize", arity, deterministic, sessions_tokenize)?;
-    }
+    functions::register_functions(conn)?;
     Ok(())
 }
 
@@ -123,21 +117,4 @@ fn fts5_api(conn: &Connection) -> Result<*mut fts5::Fts5Api> {
         return Err(Error::Register(fts5::RegisterError::NoFts5));
     }
     Ok(api)
-}
-
-/// `sessions_tokenize(text [, args])`.
-fn sessions_tokenize(ctx: &Context<'_>) -> rusqlite::Result<String> {
-    let text = match ctx.get_raw(0) {
-        ValueRef::Text(bytes) | ValueRef::Blob(bytes) => bytes.to_vec(),
-        ValueRef::Null => Vec::new(),
-        ValueRef::Integer(i) => i.to_string().into_bytes(),
-        ValueRef::Real(r) => r.to_string().into_bytes(),
-    };
-    let args = if ctx.len() > 1 {
-        ctx.get::<String>(1)?
-    } else {
-        String::new()
-    };
-    sql_functions::tokenize(&text, &args)
-        .map_err(|e| rusqlite::Error::UserFunctionError(Box::new(e)))
 }

@@ -1,0 +1,109 @@
+//! Message content: plain text, or a JSON array of content blocks in the
+//! common agent formats (SPEC §3).
+
+use serde_json::Value;
+
+/// Block types whose `text` is what the user or the assistant wrote.
+const TEXT_BLOCK_TYPES: [&str; 3] = ["text", "input_text", "output_text"];
+
+/// The searchable text of a message's content: the `text` of its text blocks
+/// joined by newlines when the content is a JSON array of content blocks
+/// (objects with a string `type`), otherwise the content itself. `None` when
+/// there is nothing to search (no text blocks, or empty text).
+///
+/// Invalid UTF-8 is replaced by U+FFFD, so the result is a pure function of
+/// the bytes and the same text is produced when an entry is later removed.
+pub fn searchable_text(content: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(content);
+    let text = match blocks(&text) {
+        Some(blocks) => {
+            let parts: Vec<&str> = blocks
+                .iter()
+                .filter(|block| {
+                    block["type"]
+                        .as_str()
+                        .is_some_and(|t| TEXT_BLOCK_TYPES.contains(&t))
+                })
+                .filter_map(|block| block["text"].as_str())
+                .collect();
+            parts.join("\n")
+        }
+        None => text.into_owned(),
+    };
+    (!text.is_empty()).then_some(text)
+}
+
+/// The content blocks of `content`, if it is a JSON array of objects that
+/// each have a string `type`.
+pub fn blocks(content: &str) -> Option<Vec<Value>> {
+    if !content.trim_start().starts_with('[') {
+        return None;
+    }
+    let Ok(Value::Array(items)) = serde_json::from_str::<Value>(content) else {
+        return None;
+    };
+    items
+        .iter()
+        .all(|item| item.get("type").is_some_and(Value::is_string))
+        .then_some(items)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::searchable_text;
+
+    fn text(content: &str) -> Option<String> {
+        searchable_text(content.as_bytes())
+    }
+
+    #[test]
+    fn plain_text_is_its_own_text() {
+        assert_eq!(
+            text("deploy to staging").as_deref(),
+            Some("deploy to staging")
+        );
+        assert_eq!(text(""), None);
+    }
+
+    #[test]
+    fn text_blocks_of_every_format_are_joined() {
+        let content = r#"[{"type":"text","text":"first"},{"type":"input_text","text":"second"},{"type":"output_text","text":"third"}]"#;
+        assert_eq!(text(content).as_deref(), Some("first\nsecond\nthird"));
+    }
+
+    #[test]
+    fn tool_reasoning_and_image_blocks_are_not_searchable() {
+        let content = r#"[
+            {"type":"thinking","thinking":"secret plan"},
+            {"type":"reasoning","text":"hidden"},
+            {"type":"tool_use","name":"bash","input":{"cmd":"ls"}},
+            {"type":"toolCall","name":"read","arguments":{}},
+            {"type":"tool_result","content":[{"type":"text","text":"output"}]},
+            {"type":"image","source":{"data":"AAAA"}},
+            {"type":"text","text":"visible"}
+        ]"#;
+        assert_eq!(text(content).as_deref(), Some("visible"));
+        assert_eq!(text(r#"[{"type":"tool_result","content":"x"}]"#), None);
+    }
+
+    #[test]
+    fn malformed_or_foreign_json_stays_plain_text() {
+        for content in [
+            r#"[{"type":"text","text":"unclosed"#,
+            "[1, 2, 3]",
+            r#"["a", "b"]"#,
+            "[]x",
+        ] {
+            assert_eq!(text(content).as_deref(), Some(content));
+        }
+        assert_eq!(text("[]"), None);
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_deterministically() {
+        assert_eq!(
+            searchable_text(b"ok \xFF fine").as_deref(),
+            Some("ok \u{FFFD} fine")
+        );
+    }
+}

@@ -1,0 +1,326 @@
+//! The transcript store: schema creation and migration, reconciliation,
+//! status. The schema and triggers are the `.sql` files of `sql/`, embedded
+//! here; these functions run them through a [`Connection`].
+
+use crate::db::{Connection, SqlError, Value};
+use crate::tokenizer::TOKENIZER_VERSION;
+use serde_json::json;
+use std::fmt;
+
+/// The schema version this build creates and understands.
+pub const SCHEMA_VERSION: i64 = 1;
+
+const SCHEMA_SQL: &str = include_str!("../../sql/schema.sql");
+const ADOPT_SQL: &str = include_str!("../../sql/adopt.sql");
+const TRIGGERS_SQL: &str = include_str!("../../sql/triggers.sql");
+const RECONCILE_INDEX_SQL: &str = include_str!("../../sql/reconcile_index.sql");
+const RECONCILE_MARK_SQL: &str = include_str!("../../sql/reconcile_mark.sql");
+
+/// Columns the public tables must have (SPEC §3), checked when adopting
+/// tables that existed before `sessions_init()`.
+const REQUIRED_COLUMNS: [(&str, &[&str]); 2] = [
+    (
+        "sessions",
+        &[
+            "session_key",
+            "agent_id",
+            "spawned_by",
+            "created_at",
+            "leaf_id",
+        ],
+    ),
+    (
+        "messages",
+        &[
+            "id",
+            "session_key",
+            "parent_id",
+            "role",
+            "content",
+            "created_at",
+            "message_id",
+        ],
+    ),
+];
+
+/// Why a store operation failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// SQLite reported an error.
+    Sql(SqlError),
+    /// An argument was out of range or of the wrong type.
+    InvalidArgument(String),
+    /// The database cannot be used with this version.
+    Schema(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Sql(e) => write!(f, "{e}"),
+            Error::InvalidArgument(message) | Error::Schema(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<SqlError> for Error {
+    fn from(e: SqlError) -> Error {
+        Error::Sql(e)
+    }
+}
+
+/// Result of the store functions.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// How writes reach the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexingMode {
+    /// Triggers index every write in its own transaction (the default).
+    Immediate,
+    /// Triggers only queue writes; `sessions_reconcile` indexes them. For
+    /// bulk imports.
+    Deferred,
+}
+
+impl IndexingMode {
+    /// The name stored in the database and used in SQL.
+    pub fn name(self) -> &'static str {
+        match self {
+            IndexingMode::Immediate => "immediate",
+            IndexingMode::Deferred => "deferred",
+        }
+    }
+
+    /// Parses `immediate` or `deferred`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for any other text.
+    pub fn parse(name: &str) -> Result<IndexingMode> {
+        match name {
+            "immediate" => Ok(IndexingMode::Immediate),
+            "deferred" => Ok(IndexingMode::Deferred),
+            other => Err(Error::InvalidArgument(format!(
+                "sessions_set_indexing: mode must be 'immediate' or 'deferred', not '{other}'"
+            ))),
+        }
+    }
+}
+
+/// Runs `body` inside a savepoint: released on success, rolled back on error.
+fn atomically<T>(db: &dyn Connection, body: impl FnOnce() -> Result<T>) -> Result<T> {
+    db.execute_batch("SAVEPOINT session_search")?;
+    match body() {
+        Ok(value) => {
+            db.execute_batch("RELEASE session_search")?;
+            Ok(value)
+        }
+        Err(e) => {
+            db.execute_batch("ROLLBACK TO session_search; RELEASE session_search")?;
+            Err(e)
+        }
+    }
+}
+
+fn meta(db: &dyn Connection, key: &str) -> Result<Value> {
+    Ok(db.query_value(
+        "SELECT value FROM session_search_meta WHERE key = ?1",
+        &[key.into()],
+    )?)
+}
+
+fn set_meta(db: &dyn Connection, key: &str, value: Value) -> Result<()> {
+    db.query(
+        "INSERT OR REPLACE INTO session_search_meta(key, value) VALUES (?1, ?2)",
+        &[key.into(), value],
+    )?;
+    Ok(())
+}
+
+/// The schema version recorded in the database; 0 when it has none.
+fn schema_version(db: &dyn Connection) -> Result<i64> {
+    let has_meta = db.query_value(
+        "SELECT count(*) FROM sqlite_master WHERE name = 'session_search_meta'",
+        &[],
+    )?;
+    if has_meta.as_i64() == Some(0) {
+        return Ok(0);
+    }
+    Ok(meta(db, "schema_version")?.as_i64().unwrap_or(0))
+}
+
+fn check_columns(db: &dyn Connection) -> Result<()> {
+    for (table, columns) in REQUIRED_COLUMNS {
+        let present: Vec<String> = db
+            .query("SELECT name FROM pragma_table_info(?1)", &[table.into()])?
+            .into_iter()
+            .filter_map(|row| row[0].as_str().map(str::to_owned))
+            .collect();
+        if let Some(missing) = columns.iter().find(|c| !present.iter().any(|p| p == *c)) {
+            return Err(Error::Schema(format!(
+                "sessions_init: table {table} has no column {missing}; add it (see the schema in the README) and run sessions_init() again"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `sessions_init()`: creates the schema, or migrates it in place, and
+/// returns [`status_json`] of the result. Idempotent.
+///
+/// Transcripts already in `sessions`/`messages` are adopted: their rows are
+/// queued for reconciliation, not indexed here, so this stays quick.
+///
+/// # Errors
+///
+/// [`Error::Schema`] when the database was made by a newer version or a
+/// pre-existing public table lacks a column; SQL errors otherwise. Nothing is
+/// changed on error.
+pub fn init(db: &dyn Connection) -> Result<String> {
+    atomically(db, || {
+        let version = schema_version(db)?;
+        if version > SCHEMA_VERSION {
+            return Err(Error::Schema(format!(
+                "sessions_init: the database has schema version {version}, newer than this session-search ({SCHEMA_VERSION}); upgrade session-search"
+            )));
+        }
+        if version < 1 {
+            db.execute_batch(SCHEMA_SQL)?;
+            check_columns(db)?;
+            db.execute_batch(ADOPT_SQL)?;
+            set_meta(db, "schema_version", SCHEMA_VERSION.into())?;
+            set_meta(db, "tokenizer_version", i64::from(TOKENIZER_VERSION).into())?;
+        }
+        db.execute_batch(TRIGGERS_SQL)?;
+        ensure_tokenizer_current(db)?;
+        Ok(())
+    })?;
+    status_json(db, false)
+}
+
+/// Fails unless `sessions_init()` has run on this database.
+fn require_schema(db: &dyn Connection, function: &str) -> Result<()> {
+    match schema_version(db)? {
+        0 => Err(Error::Schema(format!(
+            "{function}: no session-search schema in this database; run SELECT sessions_init() first"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// When the database was indexed by another tokenizer version, empties the
+/// index and starts a new generation: every node becomes backlog, and no text
+/// tokenized the old way can be returned. Returns whether it did.
+fn ensure_tokenizer_current(db: &dyn Connection) -> Result<bool> {
+    let recorded = meta(db, "tokenizer_version")?.as_i64();
+    if recorded == Some(i64::from(TOKENIZER_VERSION)) {
+        return Ok(false);
+    }
+    db.execute_batch(
+        "INSERT INTO session_search_fts(session_search_fts) VALUES('delete-all');
+         UPDATE session_search_meta SET value = value + 1 WHERE key = 'generation';",
+    )?;
+    set_meta(db, "tokenizer_version", i64::from(TOKENIZER_VERSION).into())?;
+    Ok(true)
+}
+
+/// Number of nodes waiting to be indexed.
+fn pending(db: &dyn Connection) -> Result<i64> {
+    Ok(db
+        .query_value(
+            "SELECT count(*) FROM session_search_nodes
+             WHERE on_branch = 1 AND indexable = 1
+               AND indexed_gen < (SELECT value FROM session_search_meta WHERE key = 'generation')",
+            &[],
+        )?
+        .as_i64()
+        .unwrap_or(0))
+}
+
+/// Indexes up to `max_rows` backlog nodes, oldest first, and returns how
+/// many it indexed. Cheap when there is no backlog.
+pub fn reconcile_slice(db: &dyn Connection, max_rows: i64) -> Result<i64> {
+    atomically(db, || {
+        ensure_tokenizer_current(db)?;
+        db.query(RECONCILE_INDEX_SQL, &[max_rows.into()])?;
+        db.query(RECONCILE_MARK_SQL, &[max_rows.into()])?;
+        Ok(db
+            .query_value("SELECT changes()", &[])?
+            .as_i64()
+            .unwrap_or(0))
+    })
+}
+
+/// `sessions_reconcile(max_rows)`: one bounded slice of reconciliation, as
+/// JSON `{"indexed":n,"pending":m,"done":bool}`.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`] unless `max_rows` ≥ 1; [`Error::Schema`] before
+/// `sessions_init()`.
+pub fn reconcile(db: &dyn Connection, max_rows: i64) -> Result<String> {
+    if max_rows < 1 {
+        return Err(Error::InvalidArgument(format!(
+            "sessions_reconcile: max_rows must be a positive integer, not {max_rows}"
+        )));
+    }
+    require_schema(db, "sessions_reconcile")?;
+    let indexed = reconcile_slice(db, max_rows)?;
+    let pending = pending(db)?;
+    Ok(json!({ "indexed": indexed, "pending": pending, "done": pending == 0 }).to_string())
+}
+
+/// `sessions_set_indexing(mode)`: switches between immediate and deferred
+/// indexing and returns the previous mode's name.
+///
+/// # Errors
+///
+/// [`Error::Schema`] before `sessions_init()`.
+pub fn set_indexing(db: &dyn Connection, mode: IndexingMode) -> Result<String> {
+    require_schema(db, "sessions_set_indexing")?;
+    let previous = meta(db, "indexing")?;
+    set_meta(db, "indexing", mode.name().into())?;
+    Ok(previous.as_str().unwrap_or("immediate").to_owned())
+}
+
+/// `sessions_status()`: counts, versions and the FTS5 integrity check, as
+/// JSON.
+///
+/// # Errors
+///
+/// [`Error::Schema`] before `sessions_init()`.
+pub fn status(db: &dyn Connection) -> Result<String> {
+    require_schema(db, "sessions_status")?;
+    status_json(db, true)
+}
+
+fn status_json(db: &dyn Connection, check_integrity: bool) -> Result<String> {
+    let count = |sql: &str| -> Result<i64> { Ok(db.query_value(sql, &[])?.as_i64().unwrap_or(0)) };
+    let messages = count("SELECT count(*) FROM messages")?;
+    let indexed = count(
+        "SELECT count(*) FROM session_search_nodes
+         WHERE on_branch = 1 AND indexable = 1
+           AND indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation')",
+    )?;
+    let pending = pending(db)?;
+    let mut status = json!({
+        "schema_version": meta(db, "schema_version")?.as_i64(),
+        "tokenizer_version": TOKENIZER_VERSION,
+        "messages": messages,
+        "indexed": indexed,
+        "pending": pending,
+        "indexing": meta(db, "indexing")?.as_str(),
+    });
+    if check_integrity {
+        let integrity = match db.execute_batch(
+            "INSERT INTO session_search_fts(session_search_fts) VALUES('integrity-check')",
+        ) {
+            Ok(()) => "ok".to_owned(),
+            Err(e) => e.0,
+        };
+        status["integrity"] = json!(integrity);
+    }
+    Ok(status.to_string())
+}

@@ -1,0 +1,249 @@
+//! The engine's [`Connection`] over SQLite's loadable-extension API: the
+//! routines table SQLite hands to the entry point. sqlite-loadable covers
+//! registration; running statements from inside a function needs a few more
+//! routines (errmsg, column_count, bind_*), which are called from the table
+//! directly.
+
+use session_search_engine::db::{Connection, SqlError, Value};
+use session_search_engine::fts5::Fts5Api;
+use sqlite3ext_sys::{sqlite3, sqlite3_api_routines, sqlite3_context, sqlite3_stmt, sqlite3_value};
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ptr::null_mut;
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+const SQLITE_OK: c_int = 0;
+const SQLITE_ROW: c_int = 100;
+const SQLITE_DONE: c_int = 101;
+const SQLITE_INTEGER: c_int = 1;
+const SQLITE_FLOAT: c_int = 2;
+const SQLITE_TEXT: c_int = 3;
+const SQLITE_BLOB: c_int = 4;
+
+/// `SQLITE_TRANSIENT`: SQLite copies bound text and blobs.
+fn transient() -> Option<unsafe extern "C" fn(*mut c_void)> {
+    // SAFETY: SQLite defines SQLITE_TRANSIENT as the destructor value -1,
+    // which it compares against and never calls.
+    Some(unsafe { std::mem::transmute::<isize, unsafe extern "C" fn(*mut c_void)>(-1) })
+}
+
+static ROUTINES: AtomicPtr<sqlite3_api_routines> = AtomicPtr::new(null_mut());
+
+/// Records the routines table passed to the entry point.
+///
+/// # Safety
+///
+/// `routines` must be SQLite's table, valid for as long as the extension is
+/// loaded.
+pub unsafe fn set_routines(routines: *mut sqlite3_api_routines) {
+    ROUTINES.store(routines, Ordering::Release);
+}
+
+fn routines() -> &'static sqlite3_api_routines {
+    // SAFETY: set by the entry point before any function is registered, so
+    // before any call can reach here; SQLite keeps the table alive.
+    unsafe { &*ROUTINES.load(Ordering::Acquire) }
+}
+
+/// Calls routine `$name` of the table; every routine this module uses exists
+/// in SQLite 3.40 and later.
+macro_rules! sqlite {
+    ($name:ident($($arg:expr),* $(,)?)) => {
+        (routines().$name.expect(concat!("SQLite routine ", stringify!($name))))($($arg),*)
+    };
+}
+
+/// Reads a function argument or column value.
+pub fn value(value: *mut sqlite3_value) -> Value {
+    // SAFETY: `value` is a live protected value for the duration of the
+    // callback; text and blob pointers are valid for `value_bytes` bytes and
+    // copied before returning.
+    unsafe {
+        match sqlite!(value_type(value)) {
+            SQLITE_INTEGER => Value::Integer(sqlite!(value_int64(value))),
+            SQLITE_FLOAT => Value::Real(sqlite!(value_double(value))),
+            SQLITE_TEXT => Value::Text(
+                String::from_utf8_lossy(bytes(
+                    sqlite!(value_text(value)).cast(),
+                    sqlite!(value_bytes(value)),
+                ))
+                .into_owned(),
+            ),
+            SQLITE_BLOB => Value::Blob(
+                bytes(
+                    sqlite!(value_blob(value)).cast(),
+                    sqlite!(value_bytes(value)),
+                )
+                .to_vec(),
+            ),
+            _ => Value::Null,
+        }
+    }
+}
+
+/// # Safety
+///
+/// `ptr` must be null (with `len` 0) or valid for `len` bytes.
+unsafe fn bytes<'a>(ptr: *const u8, len: c_int) -> &'a [u8] {
+    match usize::try_from(len) {
+        Ok(len) if len > 0 && !ptr.is_null() => {
+            // SAFETY: forwarded to the caller.
+            unsafe { std::slice::from_raw_parts(ptr, len) }
+        }
+        _ => &[],
+    }
+}
+
+/// A connection handle borrowed from SQLite.
+pub struct RawConnection(pub *mut sqlite3);
+
+impl RawConnection {
+    /// The connection a function call runs on.
+    pub fn of_context(context: *mut sqlite3_context) -> RawConnection {
+        // SAFETY: `context` is the live context of the current call.
+        RawConnection(unsafe { sqlite!(context_db_handle(context)) })
+    }
+
+    fn error(&self) -> SqlError {
+        // SAFETY: the connection is open; errmsg returns a NUL-terminated
+        // string owned by SQLite, copied at once.
+        let message = unsafe { CStr::from_ptr(sqlite!(errmsg(self.0))) };
+        SqlError(message.to_string_lossy().into_owned())
+    }
+
+    /// Prepares the first statement of `sql`, returning it (null for an empty
+    /// statement) and the rest of the text.
+    fn prepare<'s>(&self, sql: &'s str) -> Result<(Statement, &'s str), SqlError> {
+        let mut stmt = null_mut();
+        let mut tail: *const c_char = null_mut();
+        let len = c_int::try_from(sql.len()).map_err(|_| SqlError("SQL text too long".into()))?;
+        // SAFETY: `sql` is valid for `len` bytes; `tail` points into it.
+        let rc = unsafe {
+            sqlite!(prepare_v2(
+                self.0,
+                sql.as_ptr().cast(),
+                len,
+                &mut stmt,
+                &mut tail
+            ))
+        };
+        if rc != SQLITE_OK {
+            return Err(self.error());
+        }
+        let consumed = if tail.is_null() {
+            sql.len()
+        } else {
+            tail as usize - sql.as_ptr() as usize
+        };
+        Ok((Statement(stmt), &sql[consumed..]))
+    }
+
+    /// Fetches the connection's `fts5_api` with `SELECT fts5(?1)`.
+    pub fn fts5_api(&self) -> Result<*mut Fts5Api, SqlError> {
+        let (stmt, _) = self.prepare("SELECT fts5(?1)")?;
+        let mut api: *mut Fts5Api = null_mut();
+        // SAFETY: `stmt` is live; `api` outlives the step, during which FTS5
+        // writes the pointer into it; the type name is static.
+        unsafe {
+            sqlite!(bind_pointer(
+                stmt.0,
+                1,
+                (&mut api as *mut *mut Fts5Api).cast(),
+                c"fts5_api_ptr".as_ptr(),
+                None,
+            ));
+            sqlite!(step(stmt.0));
+        }
+        Ok(api)
+    }
+
+    fn bind(&self, stmt: &Statement, params: &[Value]) -> Result<(), SqlError> {
+        for (i, param) in params.iter().enumerate() {
+            let index =
+                c_int::try_from(i + 1).map_err(|_| SqlError("too many parameters".into()))?;
+            // SAFETY: `stmt` is live; text and blobs are copied by SQLite
+            // (SQLITE_TRANSIENT) and their lengths fit the 64-bit variants.
+            let rc = unsafe {
+                match param {
+                    Value::Null => sqlite!(bind_null(stmt.0, index)),
+                    Value::Integer(v) => sqlite!(bind_int64(stmt.0, index, *v)),
+                    Value::Real(v) => sqlite!(bind_double(stmt.0, index, *v)),
+                    Value::Text(v) => sqlite!(bind_text64(
+                        stmt.0,
+                        index,
+                        v.as_ptr().cast(),
+                        v.len() as u64,
+                        transient(),
+                        1
+                    )),
+                    Value::Blob(v) => sqlite!(bind_blob64(
+                        stmt.0,
+                        index,
+                        v.as_ptr().cast(),
+                        v.len() as u64,
+                        transient()
+                    )),
+                }
+            };
+            if rc != SQLITE_OK {
+                return Err(self.error());
+            }
+        }
+        Ok(())
+    }
+
+    /// Steps `stmt` to the end, collecting its rows.
+    fn run(&self, stmt: &Statement) -> Result<Vec<Vec<Value>>, SqlError> {
+        let mut rows = Vec::new();
+        loop {
+            // SAFETY: `stmt` is live.
+            match unsafe { sqlite!(step(stmt.0)) } {
+                SQLITE_ROW => {
+                    // SAFETY: a row is available, so its columns are readable.
+                    let columns = unsafe { sqlite!(column_count(stmt.0)) };
+                    rows.push(
+                        (0..columns)
+                            // SAFETY: as above; the column value is used before
+                            // the next step.
+                            .map(|i| value(unsafe { sqlite!(column_value(stmt.0, i)) }))
+                            .collect(),
+                    );
+                }
+                SQLITE_DONE => return Ok(rows),
+                _ => return Err(self.error()),
+            }
+        }
+    }
+}
+
+/// A prepared statement, finalized on drop.
+struct Statement(*mut sqlite3_stmt);
+
+impl Drop for Statement {
+    fn drop(&mut self) {
+        // SAFETY: finalize accepts null and each statement is finalized once.
+        unsafe { sqlite!(finalize(self.0)) };
+    }
+}
+
+impl Connection for RawConnection {
+    fn execute_batch(&self, sql: &str) -> Result<(), SqlError> {
+        let mut rest = sql;
+        while !rest.trim().is_empty() {
+            let (stmt, tail) = self.prepare(rest)?;
+            if !stmt.0.is_null() {
+                self.run(&stmt)?;
+            }
+            rest = tail;
+        }
+        Ok(())
+    }
+
+    fn query(&self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, SqlError> {
+        let (stmt, _) = self.prepare(sql)?;
+        if stmt.0.is_null() {
+            return Ok(Vec::new());
+        }
+        self.bind(&stmt, params)?;
+        self.run(&stmt)
+    }
+}

@@ -1,0 +1,140 @@
+-- session-search triggers, version 1: every write to sessions and messages
+-- keeps session_search_fts exact in the same transaction.
+--
+-- Invariant: a message is in session_search_fts iff its node's indexed_gen
+-- equals the current generation; it is then on its session's active branch
+-- (the path from the root to sessions.leaf_id) and has role user or
+-- assistant. Nodes on the branch with an older indexed_gen are the
+-- reconciliation backlog (deferred indexing, adoption, tokenizer rebuild).
+--
+-- The triggers call sessions_text(), so a connection without the extension
+-- loaded fails with "no such function" instead of leaving the index stale.
+
+CREATE TRIGGER IF NOT EXISTS session_search_message_insert
+AFTER INSERT ON messages BEGIN
+  SELECT RAISE(ABORT, 'session_search: messages.session_key names no session; insert the sessions row first')
+  WHERE NOT EXISTS (SELECT 1 FROM sessions WHERE session_key = NEW.session_key);
+  SELECT RAISE(ABORT, 'session_search: messages.parent_id must name an earlier message of the same session')
+  WHERE NEW.parent_id IS NOT NULL
+    AND (NEW.parent_id = NEW.id
+         OR NOT EXISTS (SELECT 1 FROM messages WHERE id = NEW.parent_id AND session_key = NEW.session_key));
+  INSERT INTO session_search_nodes(id, parent, indexable)
+  VALUES (NEW.id,
+          coalesce(NEW.parent_id, (SELECT leaf_id FROM sessions WHERE session_key = NEW.session_key)),
+          NEW.role IN ('user', 'assistant'));
+  -- The new message becomes the leaf; session_search_leaf_move indexes it.
+  UPDATE sessions SET leaf_id = NEW.id WHERE session_key = NEW.session_key;
+END;
+
+-- Rewind or branch switch. Only the segments that changed are walked: the
+-- nodes joining the branch are those from the new leaf up to the first node
+-- already on it (the fork point); the nodes leaving are those from the old
+-- leaf up to, not including, that fork point.
+CREATE TRIGGER IF NOT EXISTS session_search_leaf_move
+AFTER UPDATE OF leaf_id ON sessions
+WHEN OLD.leaf_id IS NOT NEW.leaf_id BEGIN
+  SELECT RAISE(ABORT, 'session_search: sessions.leaf_id must be NULL or name a message of the same session')
+  WHERE NEW.leaf_id IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM messages WHERE id = NEW.leaf_id AND session_key = NEW.session_key);
+
+  INSERT INTO session_search_moves(id, joins)
+  SELECT id, joins FROM (
+    WITH RECURSIVE
+      up_new(id, parent, on_branch) AS (
+        SELECT id, parent, on_branch FROM session_search_nodes WHERE id = NEW.leaf_id
+        UNION ALL
+        SELECT n.id, n.parent, n.on_branch FROM session_search_nodes n JOIN up_new ON n.id = up_new.parent
+        WHERE up_new.on_branch = 0),
+      fork(id) AS (SELECT id FROM up_new WHERE on_branch = 1),
+      up_old(id, parent) AS (
+        SELECT id, parent FROM session_search_nodes
+        WHERE id = OLD.leaf_id AND id IS NOT (SELECT id FROM fork)
+        UNION ALL
+        SELECT n.id, n.parent FROM session_search_nodes n JOIN up_old ON n.id = up_old.parent
+        WHERE n.id IS NOT (SELECT id FROM fork))
+    SELECT id, 1 AS joins FROM up_new WHERE on_branch = 0
+    UNION ALL
+    SELECT id, 0 FROM up_old);
+
+  INSERT INTO session_search_fts(session_search_fts, rowid, text)
+  SELECT 'delete', m.id, sessions_text(m.content)
+  FROM session_search_moves v
+  JOIN session_search_nodes n ON n.id = v.id
+  JOIN messages m ON m.id = v.id
+  WHERE v.joins = 0
+    AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
+
+  UPDATE session_search_nodes SET on_branch = 0, indexed_gen = 0
+  WHERE id IN (SELECT id FROM session_search_moves WHERE joins = 0);
+
+  INSERT INTO session_search_fts(rowid, text)
+  SELECT m.id, sessions_text(m.content)
+  FROM session_search_moves v
+  JOIN session_search_nodes n ON n.id = v.id
+  JOIN messages m ON m.id = v.id
+  WHERE v.joins = 1 AND n.indexable = 1
+    AND (SELECT value FROM session_search_meta WHERE key = 'indexing') = 'immediate';
+
+  UPDATE session_search_nodes
+  SET on_branch = 1,
+      indexed_gen = CASE
+        WHEN indexable = 1 AND (SELECT value FROM session_search_meta WHERE key = 'indexing') = 'immediate'
+        THEN (SELECT value FROM session_search_meta WHERE key = 'generation')
+        ELSE 0 END
+  WHERE id IN (SELECT id FROM session_search_moves WHERE joins = 1);
+
+  DELETE FROM session_search_moves;
+END;
+
+-- Editing a message's text or role re-indexes it.
+CREATE TRIGGER IF NOT EXISTS session_search_message_edit
+AFTER UPDATE OF role, content ON messages BEGIN
+  INSERT INTO session_search_fts(session_search_fts, rowid, text)
+  SELECT 'delete', OLD.id, sessions_text(OLD.content)
+  FROM session_search_nodes
+  WHERE id = OLD.id AND indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
+  UPDATE session_search_nodes SET indexable = NEW.role IN ('user', 'assistant'), indexed_gen = 0
+  WHERE id = OLD.id;
+  INSERT INTO session_search_fts(rowid, text)
+  SELECT NEW.id, sessions_text(NEW.content)
+  FROM session_search_nodes
+  WHERE id = NEW.id AND on_branch = 1 AND indexable = 1
+    AND (SELECT value FROM session_search_meta WHERE key = 'indexing') = 'immediate';
+  UPDATE session_search_nodes SET indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation')
+  WHERE id = NEW.id AND on_branch = 1 AND indexable = 1
+    AND (SELECT value FROM session_search_meta WHERE key = 'indexing') = 'immediate';
+END;
+
+-- A message's place in the tree is fixed once written.
+CREATE TRIGGER IF NOT EXISTS session_search_message_move
+BEFORE UPDATE OF id, session_key, parent_id ON messages
+WHEN OLD.id IS NOT NEW.id OR OLD.session_key IS NOT NEW.session_key OR OLD.parent_id IS NOT NEW.parent_id BEGIN
+  SELECT RAISE(ABORT, 'session_search: messages.id, session_key and parent_id cannot change; insert a new message to branch');
+END;
+
+CREATE TRIGGER IF NOT EXISTS session_search_session_rename
+BEFORE UPDATE OF session_key ON sessions
+WHEN OLD.session_key IS NOT NEW.session_key BEGIN
+  SELECT RAISE(ABORT, 'session_search: sessions.session_key cannot change');
+END;
+
+-- Deleting a message removes it from the index; its children hang from its
+-- parent instead, and a deleted leaf moves the leaf to its parent. The
+-- message row is already gone, so the leaf move finds no text to remove.
+CREATE TRIGGER IF NOT EXISTS session_search_message_delete
+AFTER DELETE ON messages BEGIN
+  INSERT INTO session_search_fts(session_search_fts, rowid, text)
+  SELECT 'delete', OLD.id, sessions_text(OLD.content)
+  FROM session_search_nodes
+  WHERE id = OLD.id AND indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
+  UPDATE session_search_nodes SET parent = (SELECT parent FROM session_search_nodes WHERE id = OLD.id)
+  WHERE parent = OLD.id;
+  UPDATE sessions SET leaf_id = (SELECT parent FROM session_search_nodes WHERE id = OLD.id)
+  WHERE session_key = OLD.session_key AND leaf_id = OLD.id;
+  DELETE FROM session_search_nodes WHERE id = OLD.id;
+END;
+
+CREATE TRIGGER IF NOT EXISTS session_search_session_delete
+AFTER DELETE ON sessions BEGIN
+  DELETE FROM messages WHERE session_key = OLD.session_key;
+END;

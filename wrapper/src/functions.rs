@@ -1,0 +1,85 @@
+//! Registration of the engine's SQL functions into a rusqlite connection, and
+//! the engine's [`Connection`] over rusqlite.
+
+use rusqlite::functions::{Context, FunctionFlags};
+use rusqlite::types::{Value as SqlValue, ValueRef};
+use session_search_engine::db::{Connection, SqlError, Value};
+use session_search_engine::sql_functions::{Function, FUNCTIONS};
+
+/// The engine's view of a rusqlite connection.
+pub(crate) struct Rusqlite<'a>(pub(crate) &'a rusqlite::Connection);
+
+fn sql_error(e: rusqlite::Error) -> SqlError {
+    SqlError(e.to_string())
+}
+
+fn from_sql(value: ValueRef<'_>) -> Value {
+    match value {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) => Value::Integer(i),
+        ValueRef::Real(r) => Value::Real(r),
+        ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(b) => Value::Blob(b.to_vec()),
+    }
+}
+
+fn to_sql(value: &Value) -> SqlValue {
+    match value {
+        Value::Null => SqlValue::Null,
+        Value::Integer(i) => SqlValue::Integer(*i),
+        Value::Real(r) => SqlValue::Real(*r),
+        Value::Text(t) => SqlValue::Text(t.clone()),
+        Value::Blob(b) => SqlValue::Blob(b.clone()),
+    }
+}
+
+impl Connection for Rusqlite<'_> {
+    fn execute_batch(&self, sql: &str) -> Result<(), SqlError> {
+        self.0.execute_batch(sql).map_err(sql_error)
+    }
+
+    fn query(&self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, SqlError> {
+        let mut stmt = self.0.prepare(sql).map_err(sql_error)?;
+        let columns = stmt.column_count();
+        let params: Vec<SqlValue> = params.iter().map(to_sql).collect();
+        let mut rows = stmt
+            .query(rusqlite::params_from_iter(params))
+            .map_err(sql_error)?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(sql_error)? {
+            out.push(
+                (0..columns)
+                    .map(|i| row.get_ref(i).map(from_sql))
+                    .collect::<Result<_, _>>()
+                    .map_err(sql_error)?,
+            );
+        }
+        Ok(out)
+    }
+}
+
+/// Registers every function of [`FUNCTIONS`] into `conn`.
+pub(crate) fn register_functions(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    for function in FUNCTIONS {
+        let mut flags = FunctionFlags::SQLITE_UTF8;
+        if function.deterministic {
+            flags |= FunctionFlags::SQLITE_DETERMINISTIC;
+        }
+        for &arity in function.arities {
+            conn.create_scalar_function(function.name, arity, flags, move |ctx| {
+                call(function, ctx)
+            })?;
+        }
+    }
+    Ok(())
+}
+
+fn call(function: &Function, ctx: &Context<'_>) -> rusqlite::Result<SqlValue> {
+    let args: Vec<Value> = (0..ctx.len()).map(|i| from_sql(ctx.get_raw(i))).collect();
+    // SAFETY: the connection reference is used only during this call, while
+    // SQLite keeps the connection open.
+    let conn = unsafe { ctx.get_connection() }?;
+    (function.body)(&Rusqlite(&conn), &args)
+        .map(|value| to_sql(&value))
+        .map_err(|message| rusqlite::Error::UserFunctionError(message.into()))
+}
