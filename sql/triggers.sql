@@ -18,21 +18,36 @@ AFTER INSERT ON messages BEGIN
   WHERE NEW.parent_id IS NOT NULL
     AND (NEW.parent_id = NEW.id
          OR NOT EXISTS (SELECT 1 FROM messages WHERE id = NEW.parent_id AND session_key = NEW.session_key));
-  INSERT INTO session_search_nodes(id, parent, indexable)
-  VALUES (NEW.id,
-          coalesce(NEW.parent_id, (SELECT leaf_id FROM sessions WHERE session_key = NEW.session_key)),
-          NEW.role IN ('user', 'assistant'));
-  -- The new message becomes the leaf; session_search_leaf_move indexes it.
+  -- The common case, appending after the leaf, is handled here without
+  -- walking the tree; a new branch is left to session_search_leaf_move.
+  INSERT INTO session_search_nodes(id, parent, on_branch, indexable, indexed_gen)
+  SELECT NEW.id, parent, appended, indexable,
+         CASE WHEN appended AND indexable AND immediate THEN generation ELSE 0 END
+  FROM (SELECT parent,
+               parent IS leaf AS appended,
+               NEW.role IN ('user', 'assistant') AS indexable,
+               (SELECT value FROM session_search_meta WHERE key = 'indexing') = 'immediate' AS immediate,
+               (SELECT value FROM session_search_meta WHERE key = 'generation') AS generation
+        FROM (SELECT coalesce(NEW.parent_id, leaf_id) AS parent, leaf_id AS leaf
+              FROM sessions WHERE session_key = NEW.session_key));
+  INSERT INTO session_search_fts(rowid, text)
+  SELECT NEW.id, sessions_text(NEW.content)
+  FROM session_search_nodes n
+  WHERE n.id = NEW.id AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
   UPDATE sessions SET leaf_id = NEW.id WHERE session_key = NEW.session_key;
 END;
 
--- Rewind or branch switch. Only the segments that changed are walked: the
+-- Rewind or branch switch; skipped for an append, which the insert trigger
+-- has already put on the branch (CROSS JOIN keeps SQLite from scanning all nodes
+-- instead of the few moved ones). Only the segments that changed are walked: the
 -- nodes joining the branch are those from the new leaf up to the first node
 -- already on it (the fork point); the nodes leaving are those from the old
 -- leaf up to, not including, that fork point.
 CREATE TRIGGER IF NOT EXISTS session_search_leaf_move
 AFTER UPDATE OF leaf_id ON sessions
-WHEN OLD.leaf_id IS NOT NEW.leaf_id BEGIN
+WHEN OLD.leaf_id IS NOT NEW.leaf_id
+  AND NOT EXISTS (SELECT 1 FROM session_search_nodes
+                  WHERE id = NEW.leaf_id AND on_branch = 1 AND parent IS OLD.leaf_id) BEGIN
   SELECT RAISE(ABORT, 'session_search: sessions.leaf_id must be NULL or name a message of the same session')
   WHERE NEW.leaf_id IS NOT NULL
     AND NOT EXISTS (SELECT 1 FROM messages WHERE id = NEW.leaf_id AND session_key = NEW.session_key);
@@ -59,8 +74,8 @@ WHEN OLD.leaf_id IS NOT NEW.leaf_id BEGIN
   INSERT INTO session_search_fts(session_search_fts, rowid, text)
   SELECT 'delete', m.id, sessions_text(m.content)
   FROM session_search_moves v
-  JOIN session_search_nodes n ON n.id = v.id
-  JOIN messages m ON m.id = v.id
+  CROSS JOIN session_search_nodes n ON n.id = v.id
+  CROSS JOIN messages m ON m.id = v.id
   WHERE v.joins = 0
     AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
 
@@ -70,8 +85,8 @@ WHEN OLD.leaf_id IS NOT NEW.leaf_id BEGIN
   INSERT INTO session_search_fts(rowid, text)
   SELECT m.id, sessions_text(m.content)
   FROM session_search_moves v
-  JOIN session_search_nodes n ON n.id = v.id
-  JOIN messages m ON m.id = v.id
+  CROSS JOIN session_search_nodes n ON n.id = v.id
+  CROSS JOIN messages m ON m.id = v.id
   WHERE v.joins = 1 AND n.indexable = 1
     AND (SELECT value FROM session_search_meta WHERE key = 'indexing') = 'immediate';
 
