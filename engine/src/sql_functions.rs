@@ -37,7 +37,7 @@ pub const FUNCTIONS: &[Function] = &[
         name: "sessions_init",
         arities: &[0],
         deterministic: false,
-        body: |db, _| text(store::init(db)),
+        body: |db, _| json_text(store::init(db)),
     },
     Function {
         name: "sessions_reconcile",
@@ -49,7 +49,7 @@ pub const FUNCTIONS: &[Function] = &[
         name: "sessions_status",
         arities: &[0],
         deterministic: false,
-        body: |db, _| text(store::status(db)),
+        body: |db, _| json_text(store::status(db)),
     },
     Function {
         name: "sessions_set_indexing",
@@ -71,8 +71,12 @@ pub const FUNCTIONS: &[Function] = &[
     },
 ];
 
-fn text(result: store::Result<String>) -> Result<Value, String> {
-    result.map(Value::Text).map_err(|e| e.to_string())
+/// A store result as JSON text, or its error message.
+fn json_text<T: serde::Serialize>(result: store::Result<T>) -> Result<Value, String> {
+    let value = result.map_err(|e| e.to_string())?;
+    serde_json::to_string(&value)
+        .map(Value::Text)
+        .map_err(|e| e.to_string())
 }
 
 /// The bytes of a text or blob argument; `None` for NULL, numbers as text.
@@ -96,7 +100,7 @@ fn sessions_reconcile(db: &dyn Connection, args: &[Value]) -> Result<Value, Stri
     let max_rows = args[0]
         .as_i64()
         .ok_or("sessions_reconcile: max_rows must be a positive integer")?;
-    text(store::reconcile(db, max_rows))
+    json_text(store::reconcile(db, max_rows))
 }
 
 fn sessions_set_indexing(db: &dyn Connection, args: &[Value]) -> Result<Value, String> {
@@ -104,7 +108,9 @@ fn sessions_set_indexing(db: &dyn Connection, args: &[Value]) -> Result<Value, S
         .as_str()
         .ok_or("sessions_set_indexing: mode must be 'immediate' or 'deferred'")?;
     let mode = IndexingMode::parse(mode).map_err(|e| e.to_string())?;
-    text(store::set_indexing(db, mode))
+    store::set_indexing(db, mode)
+        .map(|previous| Value::Text(previous.name().to_owned()))
+        .map_err(|e| e.to_string())
 }
 
 /// `sessions_text(content)`: the searchable text of a message's content (see

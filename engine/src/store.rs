@@ -4,7 +4,7 @@
 
 use crate::db::{Connection, SqlError, Value};
 use crate::tokenizer::TOKENIZER_VERSION;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The schema version this build creates and understands.
@@ -74,8 +74,40 @@ impl From<SqlError> for Error {
 /// Result of the store functions.
 pub type Result<T> = std::result::Result<T, Error>;
 
+/// What `sessions_status()` reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Status {
+    /// Schema version of the database.
+    pub schema_version: i64,
+    /// Version of the loaded tokenizer (the index is rebuilt when it changes).
+    pub tokenizer_version: u32,
+    /// Rows in `messages`.
+    pub messages: i64,
+    /// Messages whose text is in the index.
+    pub indexed: i64,
+    /// Messages whose text belongs in the index and is not there yet.
+    pub pending: i64,
+    /// How writes reach the index.
+    pub indexing: IndexingMode,
+    /// `"ok"`, or FTS5's integrity-check error; absent from `sessions_init()`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub integrity: Option<String>,
+}
+
+/// What one `sessions_reconcile(max_rows)` slice did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Progress {
+    /// Messages indexed by this slice.
+    pub indexed: i64,
+    /// Messages still waiting.
+    pub pending: i64,
+    /// No work is left.
+    pub done: bool,
+}
+
 /// How writes reach the index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum IndexingMode {
     /// Triggers index every write in its own transaction (the default).
     Immediate,
@@ -168,7 +200,7 @@ fn check_columns(db: &dyn Connection) -> Result<()> {
 }
 
 /// `sessions_init()`: creates the schema, or migrates it in place, and
-/// returns [`status_json`] of the result. Idempotent.
+/// returns the [`Status`] (without the integrity check). Idempotent.
 ///
 /// Transcripts already in `sessions`/`messages` are adopted: their rows are
 /// queued for reconciliation, not indexed here, so this stays quick.
@@ -178,7 +210,7 @@ fn check_columns(db: &dyn Connection) -> Result<()> {
 /// [`Error::Schema`] when the database was made by a newer version or a
 /// pre-existing public table lacks a column; SQL errors otherwise. Nothing is
 /// changed on error.
-pub fn init(db: &dyn Connection) -> Result<String> {
+pub fn init(db: &dyn Connection) -> Result<Status> {
     atomically(db, || {
         let version = schema_version(db)?;
         if version > SCHEMA_VERSION {
@@ -197,7 +229,7 @@ pub fn init(db: &dyn Connection) -> Result<String> {
         ensure_tokenizer_current(db)?;
         Ok(())
     })?;
-    status_json(db, false)
+    read_status(db, false)
 }
 
 /// Fails unless `sessions_init()` has run on this database.
@@ -253,14 +285,13 @@ pub fn reconcile_slice(db: &dyn Connection, max_rows: i64) -> Result<i64> {
     })
 }
 
-/// `sessions_reconcile(max_rows)`: one bounded slice of reconciliation, as
-/// JSON `{"indexed":n,"pending":m,"done":bool}`.
+/// `sessions_reconcile(max_rows)`: one bounded slice of reconciliation.
 ///
 /// # Errors
 ///
 /// [`Error::InvalidArgument`] unless `max_rows` ≥ 1; [`Error::Schema`] before
 /// `sessions_init()`.
-pub fn reconcile(db: &dyn Connection, max_rows: i64) -> Result<String> {
+pub fn reconcile(db: &dyn Connection, max_rows: i64) -> Result<Progress> {
     if max_rows < 1 {
         return Err(Error::InvalidArgument(format!(
             "sessions_reconcile: max_rows must be a positive integer, not {max_rows}"
@@ -269,58 +300,64 @@ pub fn reconcile(db: &dyn Connection, max_rows: i64) -> Result<String> {
     require_schema(db, "sessions_reconcile")?;
     let indexed = reconcile_slice(db, max_rows)?;
     let pending = pending(db)?;
-    Ok(json!({ "indexed": indexed, "pending": pending, "done": pending == 0 }).to_string())
+    Ok(Progress {
+        indexed,
+        pending,
+        done: pending == 0,
+    })
 }
 
 /// `sessions_set_indexing(mode)`: switches between immediate and deferred
-/// indexing and returns the previous mode's name.
+/// indexing and returns the previous mode.
 ///
 /// # Errors
 ///
 /// [`Error::Schema`] before `sessions_init()`.
-pub fn set_indexing(db: &dyn Connection, mode: IndexingMode) -> Result<String> {
+pub fn set_indexing(db: &dyn Connection, mode: IndexingMode) -> Result<IndexingMode> {
     require_schema(db, "sessions_set_indexing")?;
-    let previous = meta(db, "indexing")?;
+    let previous = indexing_mode(db)?;
     set_meta(db, "indexing", mode.name().into())?;
-    Ok(previous.as_str().unwrap_or("immediate").to_owned())
+    Ok(previous)
 }
 
-/// `sessions_status()`: counts, versions and the FTS5 integrity check, as
-/// JSON.
+fn indexing_mode(db: &dyn Connection) -> Result<IndexingMode> {
+    match meta(db, "indexing")?.as_str() {
+        Some("deferred") => Ok(IndexingMode::Deferred),
+        _ => Ok(IndexingMode::Immediate),
+    }
+}
+
+/// `sessions_status()`: counts, versions and the FTS5 integrity check.
 ///
 /// # Errors
 ///
 /// [`Error::Schema`] before `sessions_init()`.
-pub fn status(db: &dyn Connection) -> Result<String> {
+pub fn status(db: &dyn Connection) -> Result<Status> {
     require_schema(db, "sessions_status")?;
-    status_json(db, true)
+    read_status(db, true)
 }
 
-fn status_json(db: &dyn Connection, check_integrity: bool) -> Result<String> {
+fn read_status(db: &dyn Connection, check_integrity: bool) -> Result<Status> {
     let count = |sql: &str| -> Result<i64> { Ok(db.query_value(sql, &[])?.as_i64().unwrap_or(0)) };
-    let messages = count("SELECT count(*) FROM messages")?;
-    let indexed = count(
-        "SELECT count(*) FROM session_search_nodes
-         WHERE on_branch = 1 AND indexable = 1
-           AND indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation')",
-    )?;
-    let pending = pending(db)?;
-    let mut status = json!({
-        "schema_version": meta(db, "schema_version")?.as_i64(),
-        "tokenizer_version": TOKENIZER_VERSION,
-        "messages": messages,
-        "indexed": indexed,
-        "pending": pending,
-        "indexing": meta(db, "indexing")?.as_str(),
-    });
-    if check_integrity {
-        let integrity = match db.execute_batch(
+    let integrity = check_integrity.then(|| {
+        match db.execute_batch(
             "INSERT INTO session_search_fts(session_search_fts) VALUES('integrity-check')",
         ) {
             Ok(()) => "ok".to_owned(),
             Err(e) => e.0,
-        };
-        status["integrity"] = json!(integrity);
-    }
-    Ok(status.to_string())
+        }
+    });
+    Ok(Status {
+        schema_version: meta(db, "schema_version")?.as_i64().unwrap_or(0),
+        tokenizer_version: TOKENIZER_VERSION,
+        messages: count("SELECT count(*) FROM messages")?,
+        indexed: count(
+            "SELECT count(*) FROM session_search_nodes
+             WHERE on_branch = 1 AND indexable = 1
+               AND indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation')",
+        )?,
+        pending: pending(db)?,
+        indexing: indexing_mode(db)?,
+        integrity,
+    })
 }

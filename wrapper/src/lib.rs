@@ -25,8 +25,11 @@ use std::ffi::c_void;
 use std::path::Path;
 
 mod functions;
+mod store;
 
+pub use session_search_engine::store::{IndexingMode, Progress, Status};
 pub use session_search_engine::tokenizer;
+pub use store::{NewMessage, NewSession, Role, Store};
 
 /// Everything that can go wrong in this crate.
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +41,30 @@ pub enum Error {
     /// The `sessions` tokenizer could not be registered with FTS5.
     #[error("cannot register the sessions tokenizer: {0}")]
     Register(#[from] fts5::RegisterError),
+    /// The engine refused an operation (bad argument, unusable schema).
+    #[error(transparent)]
+    Store(#[from] session_search_engine::store::Error),
+    /// No session has this key.
+    #[error("no session with key {0:?}")]
+    UnknownSession(String),
+    /// `parent_id` does not name a message of the same session.
+    #[error(
+        "message {parent_id} is not in session {session_key:?}, so it cannot be a parent there"
+    )]
+    InvalidParent {
+        /// The session appended to.
+        session_key: String,
+        /// The parent asked for.
+        parent_id: i64,
+    },
+    /// `leaf_id` does not name a message of the same session.
+    #[error("message {leaf_id} is not in session {session_key:?}, so it cannot be its leaf")]
+    InvalidLeaf {
+        /// The session rewound.
+        session_key: String,
+        /// The leaf asked for.
+        leaf_id: i64,
+    },
 }
 
 /// Result type of this crate.

@@ -1,0 +1,269 @@
+//! [`Store`]: typed calls over the SQL schema of session-search.
+
+use crate::functions::Rusqlite;
+use crate::{Error, Result};
+use rusqlite::{params, Connection, OptionalExtension};
+use session_search_engine::store::{self, IndexingMode, Progress, Status};
+use std::path::Path;
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Role {
+    /// The person talking to the agent.
+    #[default]
+    User,
+    /// The agent.
+    Assistant,
+    /// A tool's output (stored, never searchable).
+    Tool,
+    /// A system prompt (stored, never searchable).
+    System,
+}
+
+impl Role {
+    /// The role as stored in `messages.role`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+            Role::System => "system",
+        }
+    }
+}
+
+/// A session to create.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct NewSession {
+    /// Its key, e.g. `agent:main:telegram:42`.
+    pub session_key: String,
+    /// The agent that owns it.
+    pub agent_id: String,
+    /// The session that spawned it, if any.
+    pub spawned_by: Option<String>,
+    /// Creation time, unix milliseconds.
+    pub created_at: i64,
+}
+
+/// A message to append.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct NewMessage {
+    /// The session it belongs to.
+    pub session_key: String,
+    /// `None` appends after the session's leaf; `Some(id)` starts a branch
+    /// after message `id`.
+    pub parent_id: Option<i64>,
+    /// Who wrote it.
+    pub role: Role,
+    /// Plain text, or a JSON array of content blocks.
+    pub content: String,
+    /// Unix milliseconds.
+    pub created_at: i64,
+    /// The host's own id for the message.
+    pub message_id: Option<String>,
+}
+
+/// A session-search database: a rusqlite connection with the engine
+/// registered and the schema initialised.
+///
+/// # Example
+///
+/// ```
+/// use session_search::{NewMessage, NewSession, Role, Store};
+///
+/// let store = Store::open_in_memory()?;
+/// store.create_session(&NewSession {
+///     session_key: "agent:main:cli:1".into(),
+///     agent_id: "main".into(),
+///     created_at: 1_700_000_000_000,
+///     ..Default::default()
+/// })?;
+/// let first = store.append(&NewMessage {
+///     session_key: "agent:main:cli:1".into(),
+///     role: Role::User,
+///     content: "Deploy staging to 東京".into(),
+///     created_at: 1_700_000_000_001,
+///     ..Default::default()
+/// })?;
+/// store.append(&NewMessage {
+///     session_key: "agent:main:cli:1".into(),
+///     role: Role::Assistant,
+///     content: r#"[{"type":"text","text":"Rolled back the deploy"}]"#.into(),
+///     created_at: 1_700_000_000_002,
+///     ..Default::default()
+/// })?;
+/// assert_eq!(store.status()?.indexed, 2);
+///
+/// store.rewind("agent:main:cli:1", Some(first))?;
+/// assert_eq!(store.status()?.indexed, 1);
+/// # Ok::<(), session_search::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+}
+
+impl Store {
+    /// Opens (or creates) the database at `path` and runs `sessions_init()`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Sqlite`] when the file cannot be opened, [`Error::Store`] when
+    /// its schema cannot be used.
+    pub fn open(path: impl AsRef<Path>) -> Result<Store> {
+        Store::from_connection(crate::open(path)?)
+    }
+
+    /// A private in-memory database.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Store::open`].
+    pub fn open_in_memory() -> Result<Store> {
+        Store::from_connection(crate::open_in_memory()?)
+    }
+
+    /// Uses a connection on which [`crate::register`] has run.
+    fn from_connection(conn: Connection) -> Result<Store> {
+        store::init(&Rusqlite(&conn))?;
+        Ok(Store { conn })
+    }
+
+    /// The underlying connection, for plain SQL.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Creates a session.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Sqlite`] when the key exists already.
+    pub fn create_session(&self, session: &NewSession) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO sessions(session_key, agent_id, spawned_by, created_at) VALUES (?1, ?2, ?3, ?4)",
+            params![session.session_key, session.agent_id, session.spawned_by, session.created_at],
+        )?;
+        Ok(())
+    }
+
+    /// Appends a message, which becomes the session's leaf, and returns its
+    /// `messages.id`. User and assistant text is indexed in the same
+    /// statement.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnknownSession`], [`Error::InvalidParent`].
+    pub fn append(&self, message: &NewMessage) -> Result<i64> {
+        let inserted = self.conn.execute(
+            "INSERT INTO messages(session_key, parent_id, role, content, created_at, message_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                message.session_key,
+                message.parent_id,
+                message.role.as_str(),
+                message.content,
+                message.created_at,
+                message.message_id
+            ],
+        );
+        match inserted {
+            Ok(_) => Ok(self.conn.last_insert_rowid()),
+            Err(e) if trigger_error(&e, "messages.session_key") => {
+                Err(Error::UnknownSession(message.session_key.clone()))
+            }
+            Err(e) if trigger_error(&e, "messages.parent_id") => Err(Error::InvalidParent {
+                session_key: message.session_key.clone(),
+                parent_id: message.parent_id.unwrap_or_default(),
+            }),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Moves the session's leaf: `Some(id)` rewinds or switches to the branch
+    /// ending at message `id`, `None` rewinds to empty. Only the new active
+    /// branch is searchable afterwards.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnknownSession`], [`Error::InvalidLeaf`].
+    pub fn rewind(&self, session_key: &str, leaf_id: Option<i64>) -> Result<()> {
+        let updated = self.conn.execute(
+            "UPDATE sessions SET leaf_id = ?2 WHERE session_key = ?1",
+            params![session_key, leaf_id],
+        );
+        match updated {
+            Ok(0) => Err(Error::UnknownSession(session_key.to_owned())),
+            Ok(_) => Ok(()),
+            Err(e) if trigger_error(&e, "sessions.leaf_id") => Err(Error::InvalidLeaf {
+                session_key: session_key.to_owned(),
+                leaf_id: leaf_id.unwrap_or_default(),
+            }),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Deletes a session with its messages and their index entries; returns
+    /// whether it existed.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Sqlite`] on database failure.
+    pub fn delete_session(&self, session_key: &str) -> Result<bool> {
+        Ok(self
+            .conn
+            .execute("DELETE FROM sessions WHERE session_key = ?1", [session_key])?
+            > 0)
+    }
+
+    /// The leaf of a session, `None` for an empty one.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnknownSession`].
+    pub fn leaf(&self, session_key: &str) -> Result<Option<i64>> {
+        self.conn
+            .query_row(
+                "SELECT leaf_id FROM sessions WHERE session_key = ?1",
+                [session_key],
+                |row| row.get(0),
+            )
+            .optional()?
+            .ok_or_else(|| Error::UnknownSession(session_key.to_owned()))
+    }
+
+    /// Runs one bounded slice of reconciliation (`sessions_reconcile`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Store`] when `max_rows` < 1.
+    pub fn reconcile(&self, max_rows: i64) -> Result<Progress> {
+        Ok(store::reconcile(&Rusqlite(&self.conn), max_rows)?)
+    }
+
+    /// Counts, versions and the FTS5 integrity check (`sessions_status`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Sqlite`] on database failure.
+    pub fn status(&self) -> Result<Status> {
+        Ok(store::status(&Rusqlite(&self.conn))?)
+    }
+
+    /// Switches between immediate and deferred indexing; returns the previous
+    /// mode. Use [`IndexingMode::Deferred`] around bulk imports, then
+    /// [`Store::reconcile`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Sqlite`] on database failure.
+    pub fn set_indexing(&self, mode: IndexingMode) -> Result<IndexingMode> {
+        Ok(store::set_indexing(&Rusqlite(&self.conn), mode)?)
+    }
+}
+
+/// Whether `e` is the RAISE of a session-search trigger about `column`.
+fn trigger_error(e: &rusqlite::Error, column: &str) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(_, Some(message))
+        if message.starts_with("session_search:") && message.contains(column))
+}
