@@ -7,7 +7,7 @@
 //! the pointer bound as type `fts5_api_ptr`) and hand it to
 //! [`register_tokenizer`]. See <https://sqlite.org/fts5.html#custom_tokenizers>.
 
-use crate::tokenizer::{Options, Purpose, Tokenizer};
+use crate::tokenizer::{Options, Tokenizer};
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::fmt;
@@ -18,8 +18,6 @@ pub const TOKENIZER_NAME: &CStr = c"sessions";
 
 const SQLITE_OK: c_int = 0;
 const SQLITE_ERROR: c_int = 1;
-const FTS5_TOKENIZE_QUERY: c_int = 0x0001;
-const FTS5_TOKEN_COLOCATED: c_int = 0x0001;
 
 /// Opaque tokenizer instance (`Fts5Tokenizer` in `fts5.h`).
 #[repr(C)]
@@ -203,10 +201,11 @@ unsafe extern "C" fn x_delete(tokenizer: *mut Fts5Tokenizer) {
 
 /// `xTokenize`: runs the tokenizer and forwards every token to `x_token`,
 /// returning at once any code other than `SQLITE_OK` that it gives.
+/// Documents and queries are tokenized alike, so the FTS5 flags are unused.
 unsafe extern "C" fn x_tokenize(
     tokenizer: *mut Fts5Tokenizer,
     ctx: *mut c_void,
-    flags: c_int,
+    _flags: c_int,
     text: *const c_char,
     text_len: c_int,
     x_token: Option<TokenCallback>,
@@ -222,27 +221,17 @@ unsafe extern "C" fn x_tokenize(
         }
         _ => return SQLITE_OK,
     };
-    let purpose = if flags & FTS5_TOKENIZE_QUERY != 0 {
-        Purpose::Query
-    } else {
-        Purpose::Document
-    };
     // SAFETY: the pointer came from x_create and is alive until x_delete.
     let instance = unsafe { &*tokenizer.cast::<Instance>() };
     let result = catch_unwind(AssertUnwindSafe(|| {
         let mut emit = |token: crate::tokenizer::Token<'_>| {
-            let flags = if token.colocated {
-                FTS5_TOKEN_COLOCATED
-            } else {
-                0
-            };
             // Lengths and offsets fit: the text is at most `c_int::MAX` long.
             // SAFETY: `x_token` and `ctx` are the pair FTS5 gave us; the token
             // text is valid for the call.
             let rc = unsafe {
                 x_token(
                     ctx,
-                    flags,
+                    0,
                     token.text.as_ptr().cast(),
                     token.text.len() as c_int,
                     token.start as c_int,
@@ -256,9 +245,9 @@ unsafe extern "C" fn x_tokenize(
             }
         };
         match instance.tokenizer.try_borrow_mut() {
-            Ok(mut tokenizer) => tokenizer.tokenize(bytes, purpose, &mut emit),
+            Ok(mut tokenizer) => tokenizer.tokenize(bytes, &mut emit),
             // Re-entered from inside `x_token`: use fresh scratch buffers.
-            Err(_) => Tokenizer::new(instance.options).tokenize(bytes, purpose, &mut emit),
+            Err(_) => Tokenizer::new(instance.options).tokenize(bytes, &mut emit),
         }
     }));
     match result {

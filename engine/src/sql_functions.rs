@@ -6,7 +6,7 @@
 use crate::content;
 use crate::db::{Connection, Value};
 use crate::store::{self, IndexingMode};
-use crate::tokenizer::{ArgumentError, Options, Purpose, Tokenizer, TOKENIZER_VERSION};
+use crate::tokenizer::{ArgumentError, Options, Tokenizer, TOKENIZER_VERSION};
 use serde_json::json;
 
 /// The body of a SQL function: arguments in, result or error message out.
@@ -129,10 +129,10 @@ fn sessions_tokenize(_: &dyn Connection, args: &[Value]) -> Result<Value, String
         .map_err(|e| e.to_string())
 }
 
-/// `sessions_tokenize(text [, args])`: the document tokens of `text` under the
+/// `sessions_tokenize(text [, args])`: the tokens of `text` under the
 /// tokenizer arguments `args` (e.g. `'cjk 1'`), as a JSON array of
-/// `{"token","start","end"}` objects (`"colocated":true` on tokens that share
-/// the previous position). Offsets are bytes of the UTF-8 text.
+/// `{"token","start","end"}` objects, one per FTS5 position. Offsets are bytes
+/// of the UTF-8 text.
 ///
 /// # Errors
 ///
@@ -141,15 +141,9 @@ pub fn tokenize(text: &[u8], args: &str) -> Result<String, ArgumentError> {
     let args: Vec<&str> = args.split_whitespace().collect();
     let mut tokenizer = Tokenizer::new(Options::parse(&args)?);
     let tokens: Vec<_> = tokenizer
-        .tokens(text, Purpose::Document)
+        .tokens(text)
         .into_iter()
-        .map(|(token, start, end, colocated)| {
-            let mut entry = json!({ "token": token, "start": start, "end": end });
-            if colocated {
-                entry["colocated"] = json!(true);
-            }
-            entry
-        })
+        .map(|(token, start, end)| json!({ "token": token, "start": start, "end": end }))
         .collect();
     Ok(serde_json::Value::from(tokens).to_string())
 }
@@ -166,11 +160,11 @@ mod tests {
     }
 
     #[test]
-    fn tokenize_reports_offsets_and_colocation() {
-        let out = tokenize("Café 東京".as_bytes(), "cjk 1").unwrap();
+    fn tokenize_reports_tokens_with_byte_offsets() {
+        let out = tokenize("Café 東京!".as_bytes(), "cjk 1").unwrap();
         assert_eq!(
             out,
-            r#"[{"end":5,"start":0,"token":"cafe"},{"end":9,"start":6,"token":"東"},{"colocated":true,"end":12,"start":6,"token":"東京"},{"end":12,"start":9,"token":"京"}]"#
+            r#"[{"end":5,"start":0,"token":"cafe"},{"end":9,"start":6,"token":"東"},{"end":12,"start":9,"token":"京"}]"#
         );
     }
 

@@ -5,8 +5,8 @@
 //!
 //! Every [`Token`] satisfies `text[token.start..token.end]` = the original
 //! characters it stands for; folding never moves offsets. Tokens come in
-//! increasing order of `start`. A token with `colocated` set shares the
-//! position of the token before it, and the first token is never colocated.
+//! increasing order of `start`, one FTS5 position each. The one exception to
+//! the span rule is the zero-width [`RUN_BOUNDARY`] token (see below).
 //!
 //! # Words
 //!
@@ -25,15 +25,22 @@
 //! # Scripts written without spaces (`cjk 1`)
 //!
 //! Runs of Han, Hiragana, Katakana, Hangul, Thai, Lao, Khmer and Myanmar have
-//! no word separators, so any substring may be what a user searches for. Such
-//! a run of grapheme clusters `g0 g1 … gn` is indexed with one position per
-//! cluster, holding the unigram `gi` and, colocated, the bigram `gi gi+1`.
-//! A query run is turned into the bigrams `g0g1, g1g2, …` followed by the
-//! unigram of its last cluster, a phrase over consecutive positions; a single
-//! cluster is just its unigram. So a substring of any length is found through
-//! the index: 1 character is one unigram look-up, 2 characters one bigram,
-//! longer ones a phrase of rare bigrams. Because the position's first token is
-//! the unigram, FTS5's `highlight()` marks exactly the characters matched.
+//! no word separators, so any substring may be what a user searches for. Each
+//! grapheme cluster of such a run is its own token (a character unigram), and
+//! a query run becomes the phrase of its clusters, which FTS5 matches on
+//! consecutive positions: a substring of any length is found through the
+//! index, and `highlight()` marks exactly its characters.
+//!
+//! So that a phrase cannot match across two runs (`京大` in `東京。大阪`), a
+//! zero-width [`RUN_BOUNDARY`] token is emitted after a run when another token
+//! follows it, in documents and queries alike.
+//!
+//! Why unigrams rather than overlapping bigrams or trigrams: measured by
+//! `make bench` on 20 MB of mixed CJK text, unigram + colocated bigram
+//! postings made an index of 0.70× SQLite's `trigram`, unigrams alone a
+//! fraction of that, while phrase queries over unigrams stayed within a few
+//! milliseconds (the README has the figures). Unlike `trigram`, 1- and
+//! 2-character queries work.
 
 mod fold;
 mod script;
@@ -53,14 +60,10 @@ pub const MAX_TOKEN_BYTES: usize = 256;
 /// changes any token, so databases indexed by an older version are rebuilt.
 pub const TOKENIZER_VERSION: u32 = 1;
 
-/// What the text being tokenized is: FTS5 passes this with every call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Purpose {
-    /// A document being indexed, or re-read for `highlight()`/`snippet()`.
-    Document,
-    /// A query string.
-    Query,
-}
+/// The token that follows a run of a spaceless script when more tokens
+/// follow it; it cannot come from text, since control characters are never
+/// part of a token.
+pub const RUN_BOUNDARY: &str = "\u{1}";
 
 /// The tokenizer's arguments, as written after its name in
 /// `tokenize = 'sessions cjk 1'`.
@@ -156,8 +159,6 @@ pub struct Token<'a> {
     pub start: usize,
     /// Byte offset just past the last original byte.
     pub end: usize,
-    /// Shares the position of the previous token (FTS5_TOKEN_COLOCATED).
-    pub colocated: bool,
 }
 
 /// A reusable tokenizer: the options plus scratch buffers.
@@ -165,8 +166,8 @@ pub struct Token<'a> {
 pub struct Tokenizer {
     options: Options,
     folder: Folder,
-    clusters: Vec<(usize, usize)>,
-    pair: String,
+    /// A spaceless run has ended and no token has followed it yet.
+    after_run: bool,
 }
 
 impl Tokenizer {
@@ -191,24 +192,24 @@ impl Tokenizer {
     pub fn tokenize<E>(
         &mut self,
         text: &[u8],
-        purpose: Purpose,
         emit: &mut dyn FnMut(Token<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
+        self.after_run = false;
         let mut offset = 0;
         for chunk in text.utf8_chunks() {
             let valid = chunk.valid();
-            self.tokenize_str(valid, offset, purpose, emit)?;
+            self.tokenize_str(valid, offset, emit)?;
             offset += valid.len() + chunk.invalid().len();
         }
         Ok(())
     }
 
-    /// Collects the tokens of `text` as `(text, start, end, colocated)`, for
-    /// tests and the `sessions_tokenize()` SQL function.
-    pub fn tokens(&mut self, text: &[u8], purpose: Purpose) -> Vec<(String, usize, usize, bool)> {
+    /// Collects the tokens of `text` as `(text, start, end)`, for tests and
+    /// the `sessions_tokenize()` SQL function.
+    pub fn tokens(&mut self, text: &[u8]) -> Vec<(String, usize, usize)> {
         let mut tokens = Vec::new();
-        let _ = self.tokenize::<()>(text, purpose, &mut |t| {
-            tokens.push((t.text.to_owned(), t.start, t.end, t.colocated));
+        let _ = self.tokenize::<()>(text, &mut |t| {
+            tokens.push((t.text.to_owned(), t.start, t.end));
             Ok(())
         });
         tokens
@@ -218,7 +219,6 @@ impl Tokenizer {
         &mut self,
         text: &str,
         base: usize,
-        purpose: Purpose,
         emit: &mut dyn FnMut(Token<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
         let pieces = text
@@ -229,7 +229,7 @@ impl Tokenizer {
             if piece.is_ascii() {
                 self.emit_word(piece, start, emit)?;
             } else if self.options.cjk {
-                self.split_spaceless_runs(piece, start, purpose, emit)?;
+                self.split_spaceless_runs(piece, start, emit)?;
             } else {
                 self.emit_words(piece, start, emit)?;
             }
@@ -243,7 +243,6 @@ impl Tokenizer {
         &mut self,
         piece: &str,
         base: usize,
-        purpose: Purpose,
         emit: &mut dyn FnMut(Token<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
         let mut rest = piece;
@@ -254,7 +253,7 @@ impl Tokenizer {
             rest = &rest[run_start..];
             offset += run_start;
             let run_len = rest.find(|c: char| !is_spaceless(c)).unwrap_or(rest.len());
-            self.emit_ngrams(&rest[..run_len], offset, purpose, emit)?;
+            self.emit_run(&rest[..run_len], offset, emit)?;
             rest = &rest[run_len..];
             offset += run_len;
         }
@@ -289,89 +288,49 @@ impl Tokenizer {
         Ok(())
     }
 
-    /// Emits a run of a spaceless script as unigrams and bigrams of grapheme
-    /// clusters (see the module documentation).
-    fn emit_ngrams<E>(
+    /// Emits a run of a spaceless script, one token per grapheme cluster.
+    fn emit_run<E>(
         &mut self,
         run: &str,
         base: usize,
-        purpose: Purpose,
         emit: &mut dyn FnMut(Token<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
-        self.clusters.clear();
-        self.clusters.extend(
-            run.grapheme_indices(true)
-                .map(|(start, cluster)| (start, start + cluster.len())),
-        );
-        for i in 0..self.clusters.len() {
-            let (start, end) = self.clusters[i];
-            let next_end = self.clusters.get(i + 1).map(|&(_, next_end)| next_end);
-            match (purpose, next_end) {
-                (Purpose::Document, _) => {
-                    let unigram = self.emit_word(&run[start..end], base + start, emit)?;
-                    if let Some(next_end) = next_end {
-                        self.emit_pair(run, (start, end, next_end), base, unigram, emit)?;
-                    }
-                }
-                (Purpose::Query, Some(next_end)) => {
-                    self.emit_pair(run, (start, end, next_end), base, false, emit)?;
-                }
-                (Purpose::Query, None) => {
-                    self.emit_word(&run[start..end], base + start, emit)?;
-                }
-            }
+        if run.is_empty() {
+            return Ok(());
         }
+        for (start, cluster) in run.grapheme_indices(true) {
+            self.emit_word(cluster, base + start, emit)?;
+        }
+        self.after_run = true;
         Ok(())
     }
 
-    /// Emits the bigram of the clusters `run[start..mid]` and `run[mid..end]`,
-    /// colocated with the unigram before it when that was emitted.
-    fn emit_pair<E>(
-        &mut self,
-        run: &str,
-        (start, mid, end): (usize, usize, usize),
-        base: usize,
-        colocated: bool,
-        emit: &mut dyn FnMut(Token<'_>) -> Result<(), E>,
-    ) -> Result<(), E> {
-        let remove_diacritics = self.options.remove_diacritics;
-        self.pair.clear();
-        self.pair
-            .push_str(self.folder.fold(&run[start..mid], remove_diacritics));
-        self.pair
-            .push_str(self.folder.fold(&run[mid..end], remove_diacritics));
-        let text = truncate(&self.pair, MAX_TOKEN_BYTES);
-        if text.is_empty() {
-            return Ok(());
-        }
-        emit(Token {
-            text,
-            start: base + start,
-            end: base + end,
-            colocated,
-        })
-    }
-
-    /// Folds `word` (original text starting at byte `start`) and emits it;
-    /// returns whether it was emitted (a word may fold to nothing).
+    /// Folds `word` (original text starting at byte `start`) and emits it,
+    /// preceded by [`RUN_BOUNDARY`] when it follows a spaceless run. A word
+    /// that folds to nothing is skipped.
     fn emit_word<E>(
         &mut self,
         word: &str,
         start: usize,
         emit: &mut dyn FnMut(Token<'_>) -> Result<(), E>,
-    ) -> Result<bool, E> {
+    ) -> Result<(), E> {
         let folded = self.folder.fold(word, self.options.remove_diacritics);
         let text = truncate(folded, MAX_TOKEN_BYTES);
         if text.is_empty() {
-            return Ok(false);
+            return Ok(());
+        }
+        if std::mem::take(&mut self.after_run) {
+            emit(Token {
+                text: RUN_BOUNDARY,
+                start,
+                end: start,
+            })?;
         }
         emit(Token {
             text,
             start,
             end: start + word.len(),
-            colocated: false,
-        })?;
-        Ok(true)
+        })
     }
 }
 

@@ -4,21 +4,56 @@ use super::*;
 /// `(folded text, original text)` pairs, and that every token's offsets
 /// slice the original text exactly.
 fn assert_tokens(args: &[&str], text: &str, expected: &[(&str, &str)]) {
-    let tokens =
-        Tokenizer::new(Options::parse(args).unwrap()).tokens(text.as_bytes(), Purpose::Document);
+    let tokens = Tokenizer::new(Options::parse(args).unwrap()).tokens(text.as_bytes());
     let actual: Vec<(&str, &str)> = tokens
         .iter()
-        .map(|(token, start, end, _)| (token.as_str(), &text[*start..*end]))
+        .map(|(token, start, end)| (token.as_str(), &text[*start..*end]))
         .collect();
     assert_eq!(actual, expected, "tokens of {text:?}");
 }
 
-fn query_tokens(args: &[&str], text: &str) -> Vec<String> {
-    Tokenizer::new(Options::parse(args).unwrap())
-        .tokens(text.as_bytes(), Purpose::Query)
-        .into_iter()
-        .map(|(token, ..)| token)
-        .collect()
+#[test]
+fn cjk_runs_index_one_token_per_character() {
+    assert_tokens(
+        &["cjk", "1"],
+        "東京タワー 서울",
+        &[
+            ("東", "東"),
+            ("京", "京"),
+            ("タ", "タ"),
+            ("ワ", "ワ"),
+            ("ー", "ー"),
+            (RUN_BOUNDARY, ""),
+            ("서", "서"),
+            ("울", "울"),
+        ],
+    );
+}
+
+#[test]
+fn run_boundary_only_between_a_run_and_a_following_token() {
+    let cjk = Options {
+        cjk: true,
+        ..Options::default()
+    };
+    let tokens = Tokenizer::new(cjk).tokens("東京。大阪 tower".as_bytes());
+    let texts: Vec<&str> = tokens.iter().map(|t| t.0.as_str()).collect();
+    assert_eq!(
+        texts,
+        ["東", "京", RUN_BOUNDARY, "大", "阪", RUN_BOUNDARY, "tower"]
+    );
+    assert_eq!(
+        (tokens[2].1, tokens[2].2),
+        (9, 9),
+        "zero-width, at the next token"
+    );
+    let trailing = Tokenizer::new(cjk).tokens("tower 東京。".as_bytes());
+    assert_eq!(trailing.last().unwrap().0, "京");
+}
+
+#[test]
+fn thai_runs_use_grapheme_clusters() {
+    assert_tokens(&["cjk", "1"], "ที่นี่", &[("ที่", "ที่"), ("นี่", "นี่")]);
 }
 
 #[test]
@@ -82,64 +117,19 @@ fn without_cjk_han_splits_per_character_and_katakana_stays_whole() {
 }
 
 #[test]
-fn cjk_runs_index_unigrams_with_colocated_bigrams() {
-    let tokens = Tokenizer::new(Options {
-        cjk: true,
-        ..Options::default()
-    })
-    .tokens("東京タワー".as_bytes(), Purpose::Document);
-    let expected = [
-        ("東", 0, 3, false),
-        ("東京", 0, 6, true),
-        ("京", 3, 6, false),
-        ("京タ", 3, 9, true),
-        ("タ", 6, 9, false),
-        ("タワ", 6, 12, true),
-        ("ワ", 9, 12, false),
-        ("ワー", 9, 15, true),
-        ("ー", 12, 15, false),
-    ];
-    let actual: Vec<_> = tokens
-        .iter()
-        .map(|(t, s, e, c)| (t.as_str(), *s, *e, *c))
-        .collect();
-    assert_eq!(actual, expected);
-}
-
-#[test]
-fn cjk_queries_are_bigram_phrases_ending_in_a_unigram() {
-    let cjk = ["cjk", "1"];
-    assert_eq!(query_tokens(&cjk, "東"), ["東"]);
-    assert_eq!(query_tokens(&cjk, "東京"), ["東京", "京"]);
-    assert_eq!(query_tokens(&cjk, "서울시"), ["서울", "울시", "시"]);
-    assert_eq!(
-        query_tokens(&cjk, "ラーメン wifi"),
-        ["ラー", "ーメ", "メン", "ン", "wifi"]
-    );
-}
-
-#[test]
 fn cjk_runs_are_split_from_latin_and_punctuation() {
     assert_tokens(
         &["cjk", "1"],
         "用Rust写。OK",
-        &[("用", "用"), ("rust", "Rust"), ("写", "写"), ("ok", "OK")],
+        &[
+            ("用", "用"),
+            (RUN_BOUNDARY, ""),
+            ("rust", "Rust"),
+            ("写", "写"),
+            (RUN_BOUNDARY, ""),
+            ("ok", "OK"),
+        ],
     );
-}
-
-#[test]
-fn thai_ngrams_use_grapheme_clusters() {
-    let tokens = Tokenizer::new(Options {
-        cjk: true,
-        ..Options::default()
-    })
-    .tokens("ที่นี่".as_bytes(), Purpose::Document);
-    let unigrams: Vec<&str> = tokens
-        .iter()
-        .filter(|t| !t.3)
-        .map(|t| t.0.as_str())
-        .collect();
-    assert_eq!(unigrams, ["ที่", "นี่"]);
 }
 
 #[test]
@@ -150,10 +140,10 @@ fn halfwidth_katakana_with_voicing_folds_to_fullwidth() {
 #[test]
 fn invalid_utf8_separates_tokens_and_keeps_valid_pieces() {
     let text = b"caf\xC3\xA9\xFFworld \xE6\x9D\xB1\xE4";
-    let tokens = Tokenizer::new(Options::default()).tokens(text, Purpose::Document);
+    let tokens = Tokenizer::new(Options::default()).tokens(text);
     let actual: Vec<_> = tokens
         .iter()
-        .map(|(t, s, e, _)| (t.as_str(), *s, *e))
+        .map(|(t, s, e)| (t.as_str(), *s, *e))
         .collect();
     assert_eq!(actual, [("cafe", 0, 5), ("world", 6, 11), ("東", 12, 15)]);
 }
@@ -162,9 +152,7 @@ fn invalid_utf8_separates_tokens_and_keeps_valid_pieces() {
 fn empty_and_separator_only_input_gives_no_tokens() {
     for text in ["", " ", "...", "\u{3000}。、", "🙂🙂"] {
         assert!(
-            Tokenizer::default()
-                .tokens(text.as_bytes(), Purpose::Document)
-                .is_empty(),
+            Tokenizer::default().tokens(text.as_bytes()).is_empty(),
             "{text:?}"
         );
     }
@@ -177,7 +165,7 @@ fn long_tokens_are_cut_at_a_char_boundary() {
         remove_diacritics: false,
         cjk: false,
     })
-    .tokens(long.as_bytes(), Purpose::Document);
+    .tokens(long.as_bytes());
     assert_eq!(tokens.len(), 1);
     assert_eq!(tokens[0].0.len(), MAX_TOKEN_BYTES);
     assert_eq!((tokens[0].1, tokens[0].2), (0, long.len()));
@@ -208,7 +196,7 @@ fn unknown_and_malformed_arguments_are_named() {
 #[test]
 fn emit_errors_stop_tokenizing_at_once() {
     let mut seen = 0;
-    let result = Tokenizer::default().tokenize(b"a b c d", Purpose::Document, &mut |_| {
+    let result = Tokenizer::default().tokenize(b"a b c d", &mut |_| {
         seen += 1;
         if seen == 2 {
             Err("stop")
@@ -227,12 +215,16 @@ mod properties {
     proptest! {
         #[test]
         fn offsets_are_valid_for_any_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..200), cjk: bool) {
-            let tokens = Tokenizer::new(Options { cjk, ..Options::default() }).tokens(&bytes, Purpose::Document);
+            let tokens = Tokenizer::new(Options { cjk, ..Options::default() }).tokens(&bytes);
             let mut last_start = 0;
-            for (i, (text, start, end, colocated)) in tokens.iter().enumerate() {
-                prop_assert!(start < end && *end <= bytes.len());
+            for (i, (text, start, end)) in tokens.iter().enumerate() {
+                prop_assert!(*end <= bytes.len());
+                if text == RUN_BOUNDARY {
+                    prop_assert!(start == end && i > 0 && i + 1 < tokens.len());
+                } else {
+                    prop_assert!(start < end);
+                }
                 prop_assert!(*start >= last_start);
-                prop_assert!(!(i == 0 && *colocated));
                 prop_assert!(!text.is_empty() && text.len() <= MAX_TOKEN_BYTES);
                 prop_assert!(std::str::from_utf8(&bytes[*start..*end]).is_ok());
                 last_start = *start;
