@@ -37,6 +37,13 @@ AFTER INSERT ON messages BEGIN
   UPDATE sessions SET leaf_id = NEW.id WHERE session_key = NEW.session_key;
 END;
 
+CREATE TRIGGER IF NOT EXISTS session_search_leaf_check
+BEFORE UPDATE OF leaf_id ON sessions
+WHEN NEW.leaf_id IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM messages WHERE id = NEW.leaf_id AND session_key = NEW.session_key) BEGIN
+  SELECT RAISE(ABORT, 'session_search: sessions.leaf_id must be NULL or name a message of the same session');
+END;
+
 -- Rewind or branch switch; skipped for an append, which the insert trigger
 -- has already put on the branch (CROSS JOIN keeps SQLite from scanning all nodes
 -- instead of the few moved ones). Only the segments that changed are walked: the
@@ -48,10 +55,6 @@ AFTER UPDATE OF leaf_id ON sessions
 WHEN OLD.leaf_id IS NOT NEW.leaf_id
   AND NOT EXISTS (SELECT 1 FROM session_search_nodes
                   WHERE id = NEW.leaf_id AND on_branch = 1 AND parent IS OLD.leaf_id) BEGIN
-  SELECT RAISE(ABORT, 'session_search: sessions.leaf_id must be NULL or name a message of the same session')
-  WHERE NEW.leaf_id IS NOT NULL
-    AND NOT EXISTS (SELECT 1 FROM messages WHERE id = NEW.leaf_id AND session_key = NEW.session_key);
-
   INSERT INTO session_search_moves(id, joins)
   SELECT id, joins FROM (
     WITH RECURSIVE

@@ -225,11 +225,39 @@ pub fn init(db: &dyn Connection) -> Result<Status> {
             set_meta(db, "schema_version", SCHEMA_VERSION.into())?;
             set_meta(db, "tokenizer_version", i64::from(TOKENIZER_VERSION).into())?;
         }
-        db.execute_batch(TRIGGERS_SQL)?;
+        install_triggers(db)?;
         ensure_tokenizer_current(db)?;
         Ok(())
     })?;
     read_status(db, false)
+}
+
+/// (Re)installs the triggers when the database holds another version of
+/// them, recognised by a hash of `triggers.sql`, so upgrading the extension
+/// upgrades the triggers of existing databases.
+fn install_triggers(db: &dyn Connection) -> Result<()> {
+    let hash = fnv1a(TRIGGERS_SQL.as_bytes()).to_string();
+    if meta(db, "triggers")?.as_str() == Some(hash.as_str()) {
+        return Ok(());
+    }
+    let installed = db.query(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'session\\_search\\_%' ESCAPE '\\'",
+        &[],
+    )?;
+    for row in installed {
+        if let Some(name) = row[0].as_str() {
+            db.execute_batch(&format!("DROP TRIGGER \"{name}\""))?;
+        }
+    }
+    db.execute_batch(TRIGGERS_SQL)?;
+    set_meta(db, "triggers", Value::Text(hash))
+}
+
+/// 64-bit FNV-1a: a stable fingerprint (std's hasher may change).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// Fails unless `sessions_init()` has run on this database.

@@ -1,0 +1,523 @@
+//! The transcript store through the wrapper: branches, deletion, atomicity,
+//! adoption of existing transcripts, deferred indexing, tokenizer rebuilds
+//! and a writer killed mid-transaction.
+
+use rusqlite::{params, Connection};
+use session_search::{Error, IndexingMode, NewMessage, NewSession, Role, Store};
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+const KEY: &str = "agent:main:cli:1";
+
+fn store_with_session() -> Store {
+    let store = Store::open_in_memory().unwrap();
+    create(&store, KEY, None);
+    store
+}
+
+fn create(store: &Store, key: &str, spawned_by: Option<&str>) {
+    store
+        .create_session(&NewSession {
+            session_key: key.into(),
+            agent_id: "main".into(),
+            spawned_by: spawned_by.map(Into::into),
+            created_at: 1,
+        })
+        .unwrap();
+}
+
+fn say(store: &Store, parent_id: Option<i64>, role: Role, content: &str) -> i64 {
+    store
+        .append(&NewMessage {
+            session_key: KEY.into(),
+            parent_id,
+            role,
+            content: content.into(),
+            created_at: 2,
+            message_id: None,
+        })
+        .unwrap()
+}
+
+/// Ids of the messages the index returns for an FTS5 query.
+fn hits(conn: &Connection, query: &str) -> BTreeSet<i64> {
+    let mut stmt = conn
+        .prepare("SELECT rowid FROM session_search_fts WHERE session_search_fts MATCH ?1")
+        .unwrap();
+    stmt.query_map([query], |row| row.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+fn ids(list: &[i64]) -> BTreeSet<i64> {
+    list.iter().copied().collect()
+}
+
+fn assert_consistent(store: &Store) {
+    let status = store.status().unwrap();
+    assert_eq!(status.integrity.as_deref(), Some("ok"), "{status:?}");
+}
+
+#[test]
+fn branch_scenarios_rewind_branch_switch_back_middle_and_empty() {
+    let store = store_with_session();
+    let conn = store.connection();
+    let a = say(&store, None, Role::User, "alpha plan");
+    let b = say(&store, None, Role::Assistant, "bravo plan");
+    let c = say(&store, None, Role::User, "charlie plan");
+    assert_eq!(hits(conn, "plan"), ids(&[a, b, c]));
+
+    store.rewind(KEY, Some(a)).unwrap();
+    assert_eq!(hits(conn, "plan"), ids(&[a]), "rewound text is gone");
+    assert!(hits(conn, "charlie").is_empty());
+
+    let d = say(&store, None, Role::Assistant, "delta plan");
+    assert_eq!(store.leaf(KEY).unwrap(), Some(d));
+    assert_eq!(
+        hits(conn, "plan"),
+        ids(&[a, d]),
+        "new branch after the rewind point"
+    );
+
+    store.rewind(KEY, Some(c)).unwrap();
+    assert_eq!(
+        hits(conn, "plan"),
+        ids(&[a, b, c]),
+        "switching back restores the old branch"
+    );
+
+    let e = say(&store, Some(b), Role::User, "echo plan");
+    assert_eq!(
+        hits(conn, "plan"),
+        ids(&[a, b, e]),
+        "branch from the middle"
+    );
+
+    store.rewind(KEY, None).unwrap();
+    assert!(hits(conn, "plan").is_empty(), "rewind to empty");
+    let f = say(&store, None, Role::User, "foxtrot plan");
+    assert_eq!(
+        hits(conn, "plan"),
+        ids(&[f]),
+        "a new root after rewinding to empty"
+    );
+    assert_consistent(&store);
+}
+
+#[test]
+fn only_text_blocks_of_user_and_assistant_messages_are_searchable() {
+    let store = store_with_session();
+    let conn = store.connection();
+    let user = say(&store, None, Role::User, "needle in user text");
+    say(&store, None, Role::Tool, "needle in tool output");
+    say(&store, None, Role::System, "needle in system prompt");
+    let blocks = say(
+        &store,
+        None,
+        Role::Assistant,
+        r#"[{"type":"thinking","thinking":"needle reasoning"},{"type":"tool_use","name":"grep","input":{"q":"needle"}},{"type":"text","text":"found the haystack"}]"#,
+    );
+    assert_eq!(hits(conn, "needle"), ids(&[user]));
+    assert_eq!(hits(conn, "haystack"), ids(&[blocks]));
+}
+
+#[test]
+fn unknown_session_foreign_parent_and_foreign_leaf_are_typed_errors() {
+    let store = store_with_session();
+    create(&store, "other", None);
+    let err = store
+        .append(&NewMessage {
+            session_key: "nope".into(),
+            content: "x".into(),
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::UnknownSession(ref k) if k == "nope"),
+        "{err}"
+    );
+
+    let theirs = store
+        .append(&NewMessage {
+            session_key: "other".into(),
+            content: "theirs".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    let err = store
+        .append(&NewMessage {
+            session_key: KEY.into(),
+            parent_id: Some(theirs),
+            content: "x".into(),
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::InvalidParent { parent_id, .. } if parent_id == theirs),
+        "{err}"
+    );
+    assert!(matches!(
+        store.rewind(KEY, Some(theirs)),
+        Err(Error::InvalidLeaf { .. })
+    ));
+    assert!(matches!(
+        store.rewind("nope", None),
+        Err(Error::UnknownSession(_))
+    ));
+    assert_eq!(
+        store.status().unwrap().messages,
+        1,
+        "nothing was written by the failed calls"
+    );
+}
+
+#[test]
+fn tree_columns_cannot_change() {
+    let store = store_with_session();
+    let a = say(&store, None, Role::User, "first");
+    let err = store
+        .connection()
+        .execute("UPDATE messages SET parent_id = 99 WHERE id = ?1", [a])
+        .unwrap_err();
+    assert!(err.to_string().contains("cannot change"), "{err}");
+    let err = store
+        .connection()
+        .execute("UPDATE sessions SET session_key = 'x'", [])
+        .unwrap_err();
+    assert!(err.to_string().contains("cannot change"), "{err}");
+}
+
+#[test]
+fn rollback_and_failed_statement_leave_neither_row_nor_index_entry() {
+    let store = store_with_session();
+    let conn = store.connection();
+    let kept = say(&store, None, Role::User, "kept words");
+
+    conn.execute_batch("BEGIN").unwrap();
+    say(&store, None, Role::User, "rolled back words");
+    conn.execute_batch("ROLLBACK").unwrap();
+    assert!(hits(conn, "rolled").is_empty());
+
+    // A multi-row insert whose third row names no session fails as a whole.
+    let failed = conn.execute(
+        "INSERT INTO messages(session_key, role, content, created_at) VALUES
+           (?1, 'user', 'batch words one', 3), (?1, 'user', 'batch words two', 3),
+           ('missing', 'user', 'batch words three', 3)",
+        [KEY],
+    );
+    assert!(failed.is_err());
+    assert!(hits(conn, "batch").is_empty());
+    assert_eq!(hits(conn, "words"), ids(&[kept]));
+    assert_eq!(
+        store.leaf(KEY).unwrap(),
+        Some(kept),
+        "the leaf did not move"
+    );
+    assert_consistent(&store);
+}
+
+#[test]
+fn deleting_messages_and_sessions_removes_their_index_entries() {
+    let store = store_with_session();
+    create(&store, "agent:main:cli:2", None);
+    let conn = store.connection();
+    let a = say(&store, None, Role::User, "gamma one");
+    let b = say(&store, None, Role::Assistant, "gamma two");
+    let c = say(&store, None, Role::User, "gamma three");
+    conn.execute("DELETE FROM messages WHERE id = ?1", [b])
+        .unwrap();
+    assert_eq!(
+        hits(conn, "gamma"),
+        ids(&[a, c]),
+        "children hang from the deleted message's parent"
+    );
+    conn.execute("DELETE FROM messages WHERE id = ?1", [c])
+        .unwrap();
+    assert_eq!(
+        store.leaf(KEY).unwrap(),
+        Some(a),
+        "a deleted leaf moves to its parent"
+    );
+
+    conn.execute(
+        "UPDATE messages SET content = 'delta edited' WHERE id = ?1",
+        [a],
+    )
+    .unwrap();
+    assert!(hits(conn, "gamma").is_empty());
+    assert_eq!(hits(conn, "edited"), ids(&[a]));
+
+    assert!(store.delete_session(KEY).unwrap());
+    assert!(!store.delete_session(KEY).unwrap());
+    assert!(hits(conn, "edited").is_empty());
+    let left: i64 = conn
+        .query_row("SELECT count(*) FROM session_search_nodes", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(left, 0);
+    assert_consistent(&store);
+}
+
+#[test]
+fn transcripts_written_before_init_are_adopted_and_reconciled() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.db");
+    {
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE sessions(session_key TEXT PRIMARY KEY, agent_id TEXT NOT NULL, spawned_by TEXT,
+                                   created_at INTEGER NOT NULL, leaf_id INTEGER);
+             CREATE TABLE messages(id INTEGER PRIMARY KEY, session_key TEXT NOT NULL, parent_id INTEGER,
+                                   role TEXT NOT NULL, content TEXT NOT NULL, created_at INTEGER NOT NULL,
+                                   message_id TEXT);
+             INSERT INTO sessions VALUES ('s1', 'main', NULL, 1, NULL), ('s2', 'main', 's1', 1, 4);
+             INSERT INTO messages VALUES
+               (1, 's1', NULL, 'user', 'legacy café question', 1, 'm1'),
+               (2, 's1', NULL, 'assistant', 'legacy answer', 2, 'm2'),
+               (3, 's2', NULL, 'user', 'legacy sub one', 3, NULL),
+               (4, 's2', 3, 'assistant', 'legacy sub two', 4, NULL),
+               (5, 's2', 3, 'assistant', 'legacy abandoned branch', 5, NULL),
+               (6, 's1', NULL, 'tool', 'legacy tool output', 6, NULL);",
+        )
+        .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    let status = store.status().unwrap();
+    assert_eq!((status.messages, status.indexed, status.pending), (6, 0, 4));
+    assert_eq!(
+        store.leaf("s1").unwrap(),
+        Some(6),
+        "the newest message became the leaf"
+    );
+
+    let progress = store.reconcile(3).unwrap();
+    assert_eq!(
+        (progress.indexed, progress.pending, progress.done),
+        (3, 1, false)
+    );
+    assert!(store.reconcile(100).unwrap().done);
+    assert_eq!(hits(store.connection(), "legacy"), ids(&[1, 2, 3, 4]));
+    assert_eq!(hits(store.connection(), "cafe"), ids(&[1]));
+    assert_consistent(&store);
+
+    drop(store);
+    let reopened = Store::open(&path).unwrap();
+    assert_eq!(
+        reopened.status().unwrap().indexed,
+        4,
+        "sessions_init is idempotent"
+    );
+}
+
+#[test]
+fn init_names_a_missing_column_and_changes_nothing() {
+    let conn = session_search::open_in_memory().unwrap();
+    conn.execute_batch(
+        "CREATE TABLE messages(id INTEGER PRIMARY KEY, session_key TEXT, role TEXT, content TEXT)",
+    )
+    .unwrap();
+    let err = conn
+        .query_row("SELECT sessions_init()", [], |r| r.get::<_, String>(0))
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("messages has no column parent_id"),
+        "{err}"
+    );
+    let tables: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name LIKE 'session_search%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(tables, 0);
+}
+
+#[test]
+fn newer_schema_is_refused() {
+    let store = store_with_session();
+    store
+        .connection()
+        .execute(
+            "UPDATE session_search_meta SET value = 99 WHERE key = 'schema_version'",
+            [],
+        )
+        .unwrap();
+    let err = store
+        .connection()
+        .query_row("SELECT sessions_init()", [], |r| r.get::<_, String>(0))
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("newer than this session-search"),
+        "{err}"
+    );
+}
+
+#[test]
+fn deferred_indexing_queues_writes_until_reconciled() {
+    let store = store_with_session();
+    assert_eq!(
+        store.set_indexing(IndexingMode::Deferred).unwrap(),
+        IndexingMode::Immediate
+    );
+    let a = say(&store, None, Role::User, "queued words");
+    say(&store, None, Role::Tool, "queued tool");
+    assert!(hits(store.connection(), "queued").is_empty());
+    assert_eq!(store.status().unwrap().pending, 1);
+    store.set_indexing(IndexingMode::Immediate).unwrap();
+    assert!(store.reconcile(10).unwrap().done);
+    assert_eq!(hits(store.connection(), "queued"), ids(&[a]));
+}
+
+#[test]
+fn backlog_drains_under_steady_writes() {
+    let store = store_with_session();
+    store.set_indexing(IndexingMode::Deferred).unwrap();
+    for i in 0..200 {
+        say(&store, None, Role::User, &format!("steady {i}"));
+    }
+    let mut slices = 0;
+    loop {
+        for i in 0..5 {
+            say(&store, None, Role::Assistant, &format!("more {i}"));
+        }
+        slices += 1;
+        if store.reconcile(20).unwrap().pending <= 5 {
+            break;
+        }
+        assert!(slices < 100, "the backlog does not shrink");
+    }
+    assert!(slices <= 20, "took {slices} slices");
+}
+
+#[test]
+fn tokenizer_version_change_empties_the_index_and_rebuilds() {
+    let store = store_with_session();
+    let conn = store.connection();
+    let a = say(&store, None, Role::User, "rebuild me");
+    let b = say(&store, None, Role::Assistant, "rebuild me too");
+    store.rewind(KEY, Some(a)).unwrap();
+    conn.execute(
+        "UPDATE session_search_meta SET value = 0 WHERE key = 'tokenizer_version'",
+        [],
+    )
+    .unwrap();
+
+    let progress = store.reconcile(1).unwrap();
+    assert_eq!((progress.indexed, progress.pending), (1, 0));
+    assert_eq!(
+        hits(conn, "rebuild"),
+        ids(&[a]),
+        "off-branch text is not brought back"
+    );
+    assert!(!hits(conn, "rebuild").contains(&b));
+    assert_consistent(&store);
+}
+
+#[test]
+fn rebuild_pending_never_returns_stale_text() {
+    let store = store_with_session();
+    let conn = store.connection();
+    for i in 0..10 {
+        say(&store, None, Role::User, &format!("stale {i}"));
+    }
+    conn.execute(
+        "UPDATE session_search_meta SET value = 0 WHERE key = 'tokenizer_version'",
+        [],
+    )
+    .unwrap();
+    store.reconcile(3).unwrap();
+    assert_eq!(
+        hits(conn, "stale").len(),
+        3,
+        "only re-indexed rows are found"
+    );
+    assert_eq!(store.status().unwrap().pending, 7);
+    assert_consistent(&store);
+}
+
+#[test]
+fn reconcile_rejects_a_non_positive_slice() {
+    let store = store_with_session();
+    let err = store.reconcile(0).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("max_rows must be a positive integer"),
+        "{err}"
+    );
+}
+
+/// The writer that `killed_writer_leaves_a_consistent_database` starts and
+/// kills; does nothing when run on its own.
+#[test]
+fn child_writer() {
+    let Ok(path) = std::env::var("SESSION_SEARCH_CHILD_DB") else {
+        return;
+    };
+    let store = Store::open(&path).unwrap();
+    let conn = store.connection();
+    conn.execute_batch("BEGIN").unwrap();
+    let mut stmt = conn
+        .prepare("INSERT INTO messages(session_key, role, content, created_at) VALUES (?1, 'user', ?2, 1)")
+        .unwrap();
+    for i in 0.. {
+        stmt.execute(params![
+            KEY,
+            format!("uncommitted row {i} {}", "padding ".repeat(50))
+        ])
+        .unwrap();
+        if i == 2000 {
+            println!("WRITING");
+        }
+    }
+}
+
+#[test]
+fn killed_writer_leaves_a_consistent_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("killed.db");
+    {
+        let store = Store::open(&path).unwrap();
+        create(&store, KEY, None);
+        say(&store, None, Role::User, "committed row");
+    }
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_writer", "--nocapture", "--test-threads=1"])
+        .env("SESSION_SEARCH_CHILD_DB", &path)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    assert!(
+        stdout.lines().any(|line| line.unwrap().contains("WRITING")),
+        "child never wrote"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let store = Store::open(&path).unwrap();
+    let status = store.status().unwrap();
+    assert_eq!((status.messages, status.indexed, status.pending), (1, 1, 0));
+    assert_eq!(status.integrity.as_deref(), Some("ok"));
+    assert!(hits(store.connection(), "uncommitted").is_empty());
+}
+
+#[test]
+fn init_reinstalls_triggers_of_another_version() {
+    let store = store_with_session();
+    let conn = store.connection();
+    conn.execute_batch(
+        "DROP TRIGGER session_search_leaf_check;
+         UPDATE session_search_meta SET value = 'older' WHERE key = 'triggers';",
+    )
+    .unwrap();
+    conn.query_row("SELECT sessions_init()", [], |r| r.get::<_, String>(0))
+        .unwrap();
+    let triggers: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'session_search_leaf_check'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(triggers, 1);
+}
