@@ -13,7 +13,13 @@
 //! Thai and Lao vowel and tone marks. None of them lies in the ranges of
 //! [`is_accent_mark`].
 
+use std::sync::OnceLock;
 use unicode_normalization::UnicodeNormalization;
+
+/// Characters below this (Basic Latin through Latin Extended-B) are folded
+/// one at a time from a table: none of them is a combining mark, so folding
+/// a word of them equals concatenating their folds.
+const LATIN_TABLE_END: u32 = 0x250;
 
 /// Scratch buffers reused across tokens, so folding allocates only while a
 /// buffer grows.
@@ -26,8 +32,9 @@ pub struct Folder {
 impl Folder {
     /// Folds `word` and returns the folded text, valid until the next call.
     ///
-    /// ASCII input takes a fast path: for ASCII, every step above except
-    /// lower-casing is the identity.
+    /// Two fast paths give the same result as the full one: ASCII, for which
+    /// every step but lower-casing is the identity, and words of Latin
+    /// letters, folded per character from a table built by the full path.
     pub fn fold(&mut self, word: &str, remove_diacritics: bool) -> &str {
         self.folded.clear();
         if word.is_ascii() {
@@ -35,6 +42,20 @@ impl Folder {
                 .extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase())));
             return &self.folded;
         }
+        if word.chars().all(|c| (c as u32) < LATIN_TABLE_END) {
+            let table = latin_table(remove_diacritics);
+            for c in word.chars() {
+                self.folded.push_str(&table[c as usize]);
+            }
+            return &self.folded;
+        }
+        self.fold_fully(word, remove_diacritics);
+        &self.folded
+    }
+
+    /// The full folding pipeline, into `self.folded`.
+    fn fold_fully(&mut self, word: &str, remove_diacritics: bool) {
+        self.folded.clear();
         self.decomposed.clear();
         for c in word.nfkd().flat_map(char::to_lowercase) {
             if remove_diacritics && is_accent_mark(c) {
@@ -46,8 +67,23 @@ impl Folder {
             }
         }
         self.folded.extend(self.decomposed.nfc());
-        &self.folded
     }
+}
+
+/// The folds of every character below [`LATIN_TABLE_END`], computed once per
+/// `remove_diacritics` setting by the full pipeline.
+fn latin_table(remove_diacritics: bool) -> &'static [Box<str>] {
+    static TABLES: [OnceLock<Vec<Box<str>>>; 2] = [OnceLock::new(), OnceLock::new()];
+    TABLES[usize::from(remove_diacritics)].get_or_init(|| {
+        let mut folder = Folder::default();
+        (0..LATIN_TABLE_END)
+            .map(|code| {
+                let c = char::from_u32(code).expect("no surrogates below U+0250");
+                folder.fold_fully(c.encode_utf8(&mut [0; 4]), remove_diacritics);
+                folder.folded.as_str().into()
+            })
+            .collect()
+    })
 }
 
 /// Combining marks that are accents: Latin, Greek and Cyrillic diacritics
@@ -178,6 +214,16 @@ mod tests {
     fn arabic_and_hebrew_points_removed() {
         assert_eq!(fold("كَتَبَ"), "كتب");
         assert_eq!(fold("שָׁלוֹם"), "שלום");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn latin_table_matches_the_full_pipeline(word in "[a-zA-Z\u{80}-\u{24F}]{1,12}", remove_diacritics: bool) {
+            let mut fast = Folder::default();
+            let mut full = Folder::default();
+            full.fold_fully(&word, remove_diacritics);
+            proptest::prop_assert_eq!(fast.fold(&word, remove_diacritics), full.folded.as_str());
+        }
     }
 
     #[test]
