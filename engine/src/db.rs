@@ -13,7 +13,7 @@ pub enum Value {
     Integer(i64),
     /// A double.
     Real(f64),
-    /// UTF-8 text (invalid bytes replaced).
+    /// Valid UTF-8 text (TEXT holding invalid UTF-8 arrives as a blob).
     Text(String),
     /// A blob.
     Blob(Vec<u8>),
@@ -35,6 +35,38 @@ impl Value {
             _ => None,
         }
     }
+}
+
+/// A double as SQLite renders it as text (`printf("%!.15g")`): 15
+/// significant digits, `.0` kept on whole numbers, `1.0e+20` style exponents
+/// outside 1e-4 ..= 1e15.
+pub fn real_text(r: f64) -> String {
+    if !r.is_finite() {
+        return if r.is_nan() {
+            String::new()
+        } else if r > 0.0 {
+            "Inf".into()
+        } else {
+            "-Inf".into()
+        };
+    }
+    let scientific = format!("{r:.14e}");
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let trim = |digits: &str| -> String {
+        let digits = digits.trim_end_matches('0');
+        if digits.ends_with('.') {
+            format!("{digits}0")
+        } else {
+            digits.to_owned()
+        }
+    };
+    if !(-4..15).contains(&exponent) {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        return format!("{}e{sign}{:02}", trim(mantissa), exponent.abs());
+    }
+    let decimals = usize::try_from(14 - exponent).unwrap_or(0);
+    trim(&format!("{r:.decimals$}"))
 }
 
 impl From<i64> for Value {
@@ -78,5 +110,20 @@ pub trait Connection {
             .next()
             .and_then(|row| row.into_iter().next())
             .unwrap_or(Value::Null))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::real_text;
+
+    #[test]
+    fn reals_render_as_sqlite_renders_them() {
+        assert_eq!(real_text(1e20), "1.0e+20");
+        assert_eq!(real_text(123456789012.0), "123456789012.0");
+        assert_eq!(real_text(0.1), "0.1");
+        assert_eq!(real_text(-2.5), "-2.5");
+        assert_eq!(real_text(1.5e-5), "1.5e-05");
+        assert_eq!(real_text(3.0), "3.0");
     }
 }

@@ -9,6 +9,8 @@
 pub mod content;
 pub mod db;
 pub mod fts5;
+pub mod query;
+pub mod redact;
 pub mod sql_functions;
 pub mod store;
 pub mod tokenizer;

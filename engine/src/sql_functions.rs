@@ -84,7 +84,7 @@ fn bytes(value: &Value) -> Option<Vec<u8>> {
     match value {
         Value::Null => None,
         Value::Integer(i) => Some(i.to_string().into_bytes()),
-        Value::Real(r) => Some(r.to_string().into_bytes()),
+        Value::Real(r) => Some(crate::db::real_text(*r).into_bytes()),
         Value::Text(s) => Some(s.as_bytes().to_vec()),
         Value::Blob(b) => Some(b.clone()),
     }
@@ -123,7 +123,11 @@ fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
 
 fn sessions_tokenize(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
     let input = bytes(&args[0]).unwrap_or_default();
-    let options = args.get(1).and_then(Value::as_str).unwrap_or("");
+    let options = match args.get(1) {
+        None | Some(Value::Null) => "",
+        Some(Value::Text(options)) => options,
+        Some(_) => return Err("sessions_tokenize: args must be text such as 'cjk 1'".into()),
+    };
     tokenize(&input, options)
         .map(Value::Text)
         .map_err(|e| e.to_string())

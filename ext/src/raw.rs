@@ -61,13 +61,16 @@ pub fn value(value: *mut sqlite3_value) -> Value {
         match sqlite!(value_type(value)) {
             SQLITE_INTEGER => Value::Integer(sqlite!(value_int64(value))),
             SQLITE_FLOAT => Value::Real(sqlite!(value_double(value))),
-            SQLITE_TEXT => Value::Text(
-                String::from_utf8_lossy(bytes(
+            SQLITE_TEXT => {
+                let text = bytes(
                     sqlite!(value_text(value)).cast(),
                     sqlite!(value_bytes(value)),
-                ))
-                .into_owned(),
-            ),
+                );
+                match std::str::from_utf8(text) {
+                    Ok(text) => Value::Text(text.to_owned()),
+                    Err(_) => Value::Blob(text.to_vec()),
+                }
+            }
             SQLITE_BLOB => Value::Blob(
                 bytes(
                     sqlite!(value_blob(value)).cast(),

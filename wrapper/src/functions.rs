@@ -18,7 +18,10 @@ fn from_sql(value: ValueRef<'_>) -> Value {
         ValueRef::Null => Value::Null,
         ValueRef::Integer(i) => Value::Integer(i),
         ValueRef::Real(r) => Value::Real(r),
-        ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Text(t) => match std::str::from_utf8(t) {
+            Ok(text) => Value::Text(text.to_owned()),
+            Err(_) => Value::Blob(t.to_vec()),
+        },
         ValueRef::Blob(b) => Value::Blob(b.to_vec()),
     }
 }

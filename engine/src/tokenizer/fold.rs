@@ -14,6 +14,7 @@
 //! [`is_accent_mark`].
 
 use std::sync::OnceLock;
+use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
 /// Characters below this (Basic Latin through Latin Extended-B) are folded
@@ -57,10 +58,23 @@ impl Folder {
     fn fold_fully(&mut self, word: &str, remove_diacritics: bool) {
         self.folded.clear();
         self.decomposed.clear();
+        let mut previous = '\0';
+        let mut after_space = false;
         for c in word.nfkd().flat_map(char::to_lowercase) {
-            if remove_diacritics && is_accent_mark(c) {
+            // Spacing marks (´, ゛) decompose to a space and a combining mark:
+            // they are symbols, not letters, and add nothing to a token.
+            if c.is_whitespace() || (after_space && is_combining_mark(c)) {
+                after_space = true;
                 continue;
             }
+            after_space = false;
+            if is_variation_selector(c) {
+                continue;
+            }
+            if remove_diacritics && is_accent_mark(c) && !makes_cyrillic_letter(previous, c) {
+                continue;
+            }
+            previous = c;
             match letter_fold(c, remove_diacritics) {
                 Some(replacement) => self.decomposed.push_str(replacement),
                 None => self.decomposed.push(c),
@@ -84,6 +98,19 @@ fn latin_table(remove_diacritics: bool) -> &'static [Box<str>] {
             })
             .collect()
     })
+}
+
+/// Variation selectors choose a glyph, not a character, so they are dropped:
+/// `葛` followed by U+E0100 still matches `葛`.
+fn is_variation_selector(c: char) -> bool {
+    matches!(c as u32, 0xFE00..=0xFE0F | 0xE0100..=0xE01EF)
+}
+
+/// Cyrillic letters written with a mark that are letters of their own, not
+/// accented ones: й (и + breve), ў (у + breve), ї (і + diaeresis). `ё` stays
+/// an accented `е`, as it is commonly written without its dots.
+fn makes_cyrillic_letter(base: char, mark: char) -> bool {
+    matches!((base, mark), ('и' | 'у', '\u{306}') | ('і', '\u{308}'))
 }
 
 /// Combining marks that are accents: Latin, Greek and Cyrillic diacritics
@@ -166,7 +193,12 @@ mod tests {
         assert_eq!(fold("NAÏVE"), "naive");
         assert_eq!(fold("Ελληνικά"), "ελληνικα");
         assert_eq!(fold("ёлка"), "елка");
-        assert_eq!(fold("Crème Brûlée"), "creme brulee");
+        assert_eq!(fold("Край"), "край");
+        assert_ne!(fold("край"), fold("краи"));
+        assert_eq!(fold("Україна"), "україна");
+        assert_eq!(fold("ўсё"), "ўсе");
+        assert_eq!(fold("Crème"), "creme");
+        assert_eq!(fold("Brûlée"), "brulee");
     }
 
     #[test]
@@ -199,6 +231,17 @@ mod tests {
         assert_eq!(fold("हिन्दी"), "हिन्दी");
         assert_eq!(fold("ภาษาไทย"), "ภาษาไทย");
         assert_eq!(fold("ພາສາລາວ"), "ພາສາລາວ");
+    }
+
+    #[test]
+    fn variation_selectors_and_decomposed_spaces_are_dropped() {
+        assert_eq!(fold("葛\u{E0100}"), "葛");
+        assert_eq!(
+            fold("か\u{309B}"),
+            "か",
+            "a spacing voicing mark is a symbol"
+        );
+        assert_eq!(fold("½"), "1⁄2");
     }
 
     #[test]

@@ -46,7 +46,7 @@ mod fold;
 mod script;
 
 pub use fold::Folder;
-pub use script::is_spaceless;
+pub use script::{continues_run, is_spaceless};
 
 use std::fmt;
 use unicode_segmentation::UnicodeSegmentation;
@@ -58,7 +58,7 @@ pub const MAX_TOKEN_BYTES: usize = 256;
 
 /// Version of the token stream. Bump it whenever a change to this module
 /// changes any token, so databases indexed by an older version are rebuilt.
-pub const TOKENIZER_VERSION: u32 = 1;
+pub const TOKENIZER_VERSION: u32 = 2;
 
 /// The token that follows a run of a spaceless script when more tokens
 /// follow it; it cannot come from text, since control characters are never
@@ -252,7 +252,7 @@ impl Tokenizer {
             self.emit_words(&rest[..run_start], offset, emit)?;
             rest = &rest[run_start..];
             offset += run_start;
-            let run_len = rest.find(|c: char| !is_spaceless(c)).unwrap_or(rest.len());
+            let run_len = rest.find(|c: char| !continues_run(c)).unwrap_or(rest.len());
             self.emit_run(&rest[..run_len], offset, emit)?;
             rest = &rest[run_len..];
             offset += run_len;
@@ -298,26 +298,27 @@ impl Tokenizer {
         if run.is_empty() {
             return Ok(());
         }
+        let mut emitted = false;
         for (start, cluster) in run.grapheme_indices(true) {
-            self.emit_word(cluster, base + start, emit)?;
+            emitted |= self.emit_word(cluster, base + start, emit)?;
         }
-        self.after_run = true;
+        self.after_run |= emitted;
         Ok(())
     }
 
     /// Folds `word` (original text starting at byte `start`) and emits it,
     /// preceded by [`RUN_BOUNDARY`] when it follows a spaceless run. A word
-    /// that folds to nothing is skipped.
+    /// that folds to nothing is skipped; returns whether it was emitted.
     fn emit_word<E>(
         &mut self,
         word: &str,
         start: usize,
         emit: &mut dyn FnMut(Token<'_>) -> Result<(), E>,
-    ) -> Result<(), E> {
+    ) -> Result<bool, E> {
         let folded = self.folder.fold(word, self.options.remove_diacritics);
         let text = truncate(folded, MAX_TOKEN_BYTES);
         if text.is_empty() {
-            return Ok(());
+            return Ok(false);
         }
         if std::mem::take(&mut self.after_run) {
             emit(Token {
@@ -330,7 +331,8 @@ impl Tokenizer {
             text,
             start,
             end: start + word.len(),
-        })
+        })?;
+        Ok(true)
     }
 }
 

@@ -53,6 +53,15 @@ pub fn is_spaceless(c: char) -> bool {
     )
 }
 
+/// Characters that extend a run without starting one: combining marks,
+/// variation selectors and the zero-width joiner, so `葛` + U+E0100 + `飾` is
+/// one run.
+pub fn continues_run(c: char) -> bool {
+    is_spaceless(c)
+        || unicode_normalization::char::is_combining_mark(c)
+        || matches!(c as u32, 0x200D | 0xFE00..=0xFE0F | 0xE0100..=0xE01EF)
+}
+
 #[cfg(test)]
 mod tests {
     use super::is_spaceless;

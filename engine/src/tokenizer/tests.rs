@@ -240,3 +240,12 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn variation_selector_inside_a_run_keeps_it_whole() {
+    assert_tokens(
+        &["cjk", "1"],
+        "葛\u{E0100}飾区",
+        &[("葛", "葛\u{E0100}"), ("飾", "飾"), ("区", "区")],
+    );
+}
