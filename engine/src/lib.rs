@@ -8,9 +8,13 @@
 
 pub mod content;
 pub mod db;
+pub mod error;
+pub mod excerpt;
 pub mod fts5;
 pub mod query;
 pub mod redact;
+pub mod scope;
+pub mod search;
 pub mod sql_functions;
 pub mod store;
 pub mod tokenizer;

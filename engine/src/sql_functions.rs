@@ -5,6 +5,7 @@
 
 use crate::content;
 use crate::db::{Connection, Value};
+use crate::search::{self, SearchOptions};
 use crate::store::{self, IndexingMode};
 use crate::tokenizer::{ArgumentError, Options, Tokenizer, TOKENIZER_VERSION};
 use serde_json::json;
@@ -56,6 +57,12 @@ pub const FUNCTIONS: &[Function] = &[
         arities: &[1],
         deterministic: false,
         body: sessions_set_indexing,
+    },
+    Function {
+        name: "sessions_search",
+        arities: &[2],
+        deterministic: false,
+        body: sessions_search,
     },
     Function {
         name: "sessions_text",
@@ -111,6 +118,22 @@ fn sessions_set_indexing(db: &dyn Connection, args: &[Value]) -> Result<Value, S
     store::set_indexing(db, mode)
         .map(|previous| Value::Text(previous.name().to_owned()))
         .map_err(|e| e.to_string())
+}
+
+fn sessions_search(db: &dyn Connection, args: &[Value]) -> Result<Value, String> {
+    let query = args[0]
+        .as_str()
+        .ok_or("sessions_search: query must be text")?;
+    let options: SearchOptions = options(&args[1], "sessions_search")?;
+    json_text(search::search(db, query, &options))
+}
+
+/// Parses a JSON options argument.
+fn options<T: serde::de::DeserializeOwned>(value: &Value, function: &str) -> Result<T, String> {
+    let text = value.as_str().ok_or_else(|| {
+        format!("{function}: options must be a JSON object such as '{{\"caller\":\"…\"}}'")
+    })?;
+    serde_json::from_str(text).map_err(|e| format!("{function}: invalid options: {e}"))
 }
 
 /// `sessions_text(content)`: the searchable text of a message's content (see

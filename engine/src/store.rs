@@ -2,10 +2,10 @@
 //! status. The schema and triggers are the `.sql` files of `sql/`, embedded
 //! here; these functions run them through a [`Connection`].
 
-use crate::db::{Connection, SqlError, Value};
+use crate::db::{Connection, Value};
+pub use crate::error::{Error, Result};
 use crate::tokenizer::TOKENIZER_VERSION;
 use serde::{Deserialize, Serialize};
-use std::fmt;
 
 /// The schema version this build creates and understands.
 pub const SCHEMA_VERSION: i64 = 1;
@@ -42,37 +42,6 @@ const REQUIRED_COLUMNS: [(&str, &[&str]); 2] = [
         ],
     ),
 ];
-
-/// Why a store operation failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Error {
-    /// SQLite reported an error.
-    Sql(SqlError),
-    /// An argument was out of range or of the wrong type.
-    InvalidArgument(String),
-    /// The database cannot be used with this version.
-    Schema(String),
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Sql(e) => write!(f, "{e}"),
-            Error::InvalidArgument(message) | Error::Schema(message) => f.write_str(message),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
-
-impl From<SqlError> for Error {
-    fn from(e: SqlError) -> Error {
-        Error::Sql(e)
-    }
-}
-
-/// Result of the store functions.
-pub type Result<T> = std::result::Result<T, Error>;
 
 /// What `sessions_status()` reports.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -261,7 +230,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// Fails unless `sessions_init()` has run on this database.
-fn require_schema(db: &dyn Connection, function: &str) -> Result<()> {
+pub(crate) fn require_schema(db: &dyn Connection, function: &str) -> Result<()> {
     match schema_version(db)? {
         0 => Err(Error::Schema(format!(
             "{function}: no session-search schema in this database; run SELECT sessions_init() first"
@@ -299,8 +268,34 @@ fn pending(db: &dyn Connection) -> Result<i64> {
         .unwrap_or(0))
 }
 
+/// Whether any node waits to be indexed (reads one index entry).
+fn has_pending(db: &dyn Connection) -> Result<bool> {
+    Ok(db
+        .query_value(
+            "SELECT EXISTS (SELECT 1 FROM session_search_nodes
+                            WHERE on_branch = 1 AND indexable = 1
+                              AND indexed_gen < (SELECT value FROM session_search_meta WHERE key = 'generation'))",
+            &[],
+        )?
+        .as_i64()
+        == Some(1))
+}
+
+/// The slice of reconciliation every read starts: when there is work (a
+/// backlog, or an index built by another tokenizer version), indexes up to
+/// `max_rows`; with none it only reads, so read-only connections can search.
+/// Returns whether work remains.
+pub(crate) fn catch_up(db: &dyn Connection, max_rows: i64) -> Result<bool> {
+    let current = meta(db, "tokenizer_version")?.as_i64() == Some(i64::from(TOKENIZER_VERSION));
+    if current && !has_pending(db)? {
+        return Ok(false);
+    }
+    reconcile_slice(db, max_rows)?;
+    has_pending(db)
+}
+
 /// Indexes up to `max_rows` backlog nodes, oldest first, and returns how
-/// many it indexed. Cheap when there is no backlog.
+/// many it indexed.
 pub fn reconcile_slice(db: &dyn Connection, max_rows: i64) -> Result<i64> {
     atomically(db, || {
         ensure_tokenizer_current(db)?;

@@ -1,0 +1,199 @@
+//! Excerpts: the few hundred characters of a hit shown to the agent.
+//!
+//! The order is fixed by the contract: secrets are redacted first, then the
+//! excerpt is cut around a match, so a cut can never expose part of a secret.
+//! A match inside a secret does not count: when every match is inside one,
+//! there is no excerpt and the hit is dropped, so search cannot be used to
+//! confirm a secret.
+
+use crate::redact::{Redactor, REDACTED, REDACTION_WINDOW};
+use std::ops::Range;
+
+/// Marks text cut off at either end of an excerpt.
+const ELLIPSIS: char = '…';
+
+/// The excerpt of `text` around the first of `matches` (sorted byte ranges)
+/// that lies outside every secret: redacted, white space collapsed to single
+/// spaces, at most `max_chars` characters including ellipses. `None` when
+/// every match lies in a secret.
+pub fn excerpt(
+    text: &str,
+    matches: &[Range<usize>],
+    redactor: &Redactor,
+    max_chars: usize,
+) -> Option<String> {
+    for m in matches {
+        let window = window_around(text, m);
+        let secrets: Vec<Range<usize>> = redactor
+            .secret_spans(&text[window.clone()])
+            .into_iter()
+            .map(|s| s.start + window.start..s.end + window.start)
+            .collect();
+        if secrets.iter().any(|s| s.start < m.end && m.start < s.end) {
+            continue;
+        }
+        return Some(cut(text, window, &secrets, m, max_chars));
+    }
+    None
+}
+
+/// The part of `text` redaction looks at for a match: all of it, or for long
+/// texts [`REDACTION_WINDOW`] bytes either side of the match.
+fn window_around(text: &str, m: &Range<usize>) -> Range<usize> {
+    let mut start = m.start.saturating_sub(REDACTION_WINDOW);
+    let mut end = (m.end + REDACTION_WINDOW).min(text.len());
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    start..end
+}
+
+/// Builds the redacted, collapsed characters of `window` and cuts
+/// `max_chars` of them around the match.
+fn cut(
+    text: &str,
+    window: Range<usize>,
+    secrets: &[Range<usize>],
+    m: &Range<usize>,
+    max_chars: usize,
+) -> String {
+    let mut chars: Vec<char> = Vec::new();
+    let (mut match_start, mut match_end) = (0, 0);
+    let mut secrets = secrets.iter().peekable();
+    let mut at = window.start;
+    let push = |chars: &mut Vec<char>, c: char| {
+        if !(c.is_whitespace() && chars.last().is_none_or(|last| *last == ' ')) {
+            chars.push(if c.is_whitespace() { ' ' } else { c });
+        }
+    };
+    while at < window.end {
+        if at == m.start {
+            match_start = chars.len();
+        }
+        if at == m.end {
+            match_end = chars.len();
+        }
+        if let Some(secret) = secrets.next_if(|s| s.start <= at) {
+            REDACTED.chars().for_each(|c| push(&mut chars, c));
+            at = secret.end.max(at + 1);
+            continue;
+        }
+        let c = text[at..].chars().next().expect("at is a char boundary");
+        push(&mut chars, c);
+        at += c.len_utf8();
+    }
+    if m.end >= window.end {
+        match_end = chars.len();
+    }
+    while chars.last() == Some(&' ') {
+        chars.pop();
+    }
+    let match_end = match_end.clamp(match_start, chars.len());
+    let match_start = match_start.min(match_end);
+    window_text(&chars, match_start..match_end, max_chars.max(1))
+}
+
+/// At most `max` of `chars` around `m`, with an ellipsis on each cut side.
+fn window_text(chars: &[char], m: Range<usize>, max: usize) -> String {
+    if chars.len() <= max {
+        return chars.iter().collect();
+    }
+    let context = max.saturating_sub(m.len()) / 3;
+    let mut start = m.start.saturating_sub(context);
+    let mut end = (start + max).min(chars.len());
+    start = end.saturating_sub(max);
+    let lead = start > 0;
+    let trail = end < chars.len();
+    if lead {
+        start += 1;
+    }
+    if trail {
+        end -= 1;
+    }
+    let end = end.max(start);
+    let mut out = String::new();
+    if lead {
+        out.push(ELLIPSIS);
+    }
+    out.extend(&chars[start..end]);
+    if trail {
+        out.push(ELLIPSIS);
+    }
+    out.trim_matches(' ').to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn redactor() -> Redactor {
+        Redactor::new::<&str>(&[]).unwrap()
+    }
+
+    fn span(text: &str, word: &str) -> Range<usize> {
+        let start = text.find(word).unwrap();
+        start..start + word.len()
+    }
+
+    #[test]
+    fn short_text_is_whole_with_white_space_collapsed() {
+        let text = "deploy\n\n  the   staging\tserver";
+        let m = span(text, "staging");
+        assert_eq!(
+            excerpt(text, &[m], &redactor(), 300).unwrap(),
+            "deploy the staging server"
+        );
+    }
+
+    #[test]
+    fn long_text_is_cut_around_the_match_within_the_budget() {
+        let text = format!("{} needle {}", "before ".repeat(100), "after ".repeat(100));
+        let m = span(&text, "needle");
+        let out = excerpt(&text, &[m], &redactor(), 60).unwrap();
+        assert!(out.chars().count() <= 60, "{out}");
+        assert!(
+            out.contains("needle") && out.starts_with('…') && out.ends_with('…'),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn secrets_are_redacted_before_the_cut() {
+        let secret = "ghp_0123456789abcdefghijABCDEFGHIJ";
+        let text = format!("{} token {secret} deploy", "x ".repeat(40));
+        let m = span(&text, "deploy");
+        for max in 10..80 {
+            let out = excerpt(&text, &[m.clone()], &redactor(), max).unwrap();
+            assert!(
+                !out.contains("ghp_0123") && !out.contains("ABCDEFGH"),
+                "{max}: {out}"
+            );
+            assert!(out.chars().count() <= max, "{max}: {out}");
+        }
+    }
+
+    #[test]
+    fn a_match_inside_a_secret_gives_no_excerpt() {
+        let text = "PASSWORD=correcthorsebattery and nothing else";
+        let m = span(text, "correcthorsebattery");
+        assert_eq!(excerpt(text, &[m], &redactor(), 300), None);
+        let other = span(text, "nothing");
+        let m = span(text, "correcthorsebattery");
+        assert_eq!(
+            excerpt(text, &[m, other], &redactor(), 300).unwrap(),
+            "PASSWORD=[REDACTED] and nothing else"
+        );
+    }
+
+    #[test]
+    fn never_splits_a_character() {
+        let text = "東京".repeat(200) + "大阪" + &"東京".repeat(200);
+        let m = span(&text, "大阪");
+        let out = excerpt(&text, &[m], &redactor(), 21).unwrap();
+        assert_eq!(out.chars().count(), 21);
+        assert!(out.contains("大阪"));
+    }
+}

@@ -1,0 +1,319 @@
+//! `sessions_search(query, options_json)`: compile the query, filter by
+//! visibility inside SQL, redact and cut excerpts, and bound the answer.
+
+use crate::db::{Connection, Value};
+use crate::error::{Error, Result};
+use crate::excerpt::excerpt;
+use crate::query::Query;
+use crate::redact::Redactor;
+use crate::scope::{self, Visibility};
+use crate::store;
+use serde::{Deserialize, Serialize};
+
+const SEARCH_SQL: &str = concat!(
+    include_str!("../../sql/visible.sql"),
+    include_str!("../../sql/search.sql")
+);
+
+/// Backlog rows each search indexes first, so a host with no worker still
+/// converges.
+pub const SEARCH_RECONCILE_ROWS: i64 = 200;
+
+/// Rows looked at beyond `limit` at most, when hits are dropped because
+/// their only matches are secrets.
+const MAX_SCANNED_ROWS: i64 = 500;
+
+/// Said with `indexing: true`.
+const INDEXING_WARNING: &str =
+    "the search index is still being built; results may be incomplete until reconciliation finishes";
+
+/// How hits are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    /// BM25, ties broken by newer first.
+    #[default]
+    Relevance,
+    /// Newest first.
+    Recent,
+}
+
+/// The options of `sessions_search` (SPEC §4).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SearchOptions {
+    /// The session asking; required.
+    pub caller: Option<String>,
+    /// Which sessions may be searched; default `tree`.
+    #[serde(default)]
+    pub visibility: Visibility,
+    /// A sandboxed caller is clamped to `tree`.
+    #[serde(default)]
+    pub sandboxed: bool,
+    /// 1–25 results, default 10.
+    pub limit: Option<i64>,
+    /// Only these roles (`user`, `assistant`).
+    pub roles: Option<Vec<String>>,
+    /// Only messages at or after this time (unix ms).
+    pub since: Option<i64>,
+    /// Only messages at or before this time (unix ms).
+    pub until: Option<i64>,
+    /// Only these sessions (still within visibility).
+    pub session_keys: Option<Vec<String>>,
+    /// `relevance` (default) or `recent`.
+    #[serde(default)]
+    pub order: Order,
+    /// Longest excerpt in characters, ≤ 300 (default 300).
+    pub snippet_chars: Option<i64>,
+    /// Largest `results` array in bytes of JSON, ≤ 32768 (default 32768).
+    pub max_bytes: Option<i64>,
+    /// Extra redaction patterns (regular expressions).
+    pub redact: Option<Vec<String>>,
+}
+
+/// One hit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hit {
+    /// The session it is in.
+    pub session_key: String,
+    /// The host's `message_id`, or `id` as text when the host gave none.
+    pub message_id: String,
+    /// `messages.id`.
+    pub id: i64,
+    /// `user` or `assistant`.
+    pub role: String,
+    /// `created_at`, unix ms.
+    pub timestamp: i64,
+    /// Redacted excerpt around a match.
+    pub snippet: String,
+    /// Higher is better (BM25, negated).
+    pub score: f64,
+}
+
+/// The answer of `sessions_search`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchResponse {
+    /// The hits, best first.
+    pub results: Vec<Hit>,
+    /// Reconciliation has work left: results may be incomplete.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub indexing: bool,
+    /// More hits existed than were returned.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+    /// Why results may be incomplete; only with `indexing`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}
+
+fn invalid(message: String) -> Error {
+    Error::InvalidArgument(format!("sessions_search: {message}"))
+}
+
+/// `value` within `min..=max`, or `default` when absent.
+pub(crate) fn bounded(
+    function: &str,
+    name: &str,
+    value: Option<i64>,
+    (min, max, default): (i64, i64, i64),
+) -> Result<i64> {
+    match value {
+        None => Ok(default),
+        Some(v) if (min..=max).contains(&v) => Ok(v),
+        Some(v) => Err(Error::InvalidArgument(format!(
+            "{function}: {name} must be between {min} and {max}, not {v}"
+        ))),
+    }
+}
+
+fn json_list(list: &Option<Vec<String>>) -> Value {
+    list.as_ref().map_or(Value::Null, |items| {
+        Value::Text(serde_json::to_string(items).unwrap_or_default())
+    })
+}
+
+/// Runs a search.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`] for a bad query or option, a missing or
+/// unknown caller; [`Error::Schema`] before `sessions_init()`.
+pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Result<SearchResponse> {
+    let limit = bounded("sessions_search", "limit", options.limit, (1, 25, 10))?;
+    let snippet_chars = bounded(
+        "sessions_search",
+        "snippetChars",
+        options.snippet_chars,
+        (1, 300, 300),
+    )?;
+    let max_bytes = bounded(
+        "sessions_search",
+        "maxBytes",
+        options.max_bytes,
+        (2, 32768, 32768),
+    )?;
+    if let Some(role) = options
+        .roles
+        .iter()
+        .flatten()
+        .find(|r| !matches!(r.as_str(), "user" | "assistant"))
+    {
+        return Err(invalid(format!(
+            "roles may only contain user and assistant, not {role:?}"
+        )));
+    }
+    let query = Query::parse(query).map_err(|e| invalid(e.to_string()))?;
+    let redactor = Redactor::new(options.redact.as_deref().unwrap_or_default()).map_err(invalid)?;
+    store::require_schema(db, "sessions_search")?;
+    let caller = scope::caller(db, "sessions_search", options.caller.as_deref())?;
+    let indexing = store::catch_up(db, SEARCH_RECONCILE_ROWS)?;
+    let visibility = scope::effective(options.visibility, options.sandboxed);
+
+    let page = (limit + 1) * 2;
+    let mut hits = Vec::new();
+    let mut more = false;
+    let mut offset = 0;
+    'pages: while offset < MAX_SCANNED_ROWS {
+        let rows = db.query(
+            SEARCH_SQL,
+            &[
+                caller.as_str().into(),
+                visibility.name().into(),
+                query.fts5_expression().as_str().into(),
+                json_list(&options.roles),
+                options.since.map_or(Value::Null, Value::Integer),
+                options.until.map_or(Value::Null, Value::Integer),
+                json_list(&options.session_keys),
+                match options.order {
+                    Order::Relevance => "relevance".into(),
+                    Order::Recent => "recent".into(),
+                },
+                page.into(),
+                offset.into(),
+            ],
+        )?;
+        for row in &rows {
+            let Some(hit) = hit(row, &query, &redactor, snippet_chars) else {
+                continue;
+            };
+            if hits.len() as i64 == limit {
+                more = true;
+                break 'pages;
+            }
+            hits.push(hit);
+        }
+        if (rows.len() as i64) < page {
+            break;
+        }
+        offset += page;
+    }
+    let fitted = fit(hits, max_bytes);
+    Ok(SearchResponse {
+        truncated: more || fitted.1,
+        results: fitted.0,
+        indexing,
+        warning: indexing.then(|| INDEXING_WARNING.to_owned()),
+    })
+}
+
+/// A hit from a row of `search.sql`, or `None` when no match survives
+/// redaction.
+fn hit(row: &[Value], query: &Query, redactor: &Redactor, snippet_chars: i64) -> Option<Hit> {
+    let text = row[6].as_str()?;
+    let matches = query.match_spans(text);
+    let snippet = excerpt(
+        text,
+        &matches,
+        redactor,
+        usize::try_from(snippet_chars).ok()?,
+    )?;
+    let id = row[1].as_i64()?;
+    let rank = match row[5] {
+        Value::Real(r) => r,
+        Value::Integer(i) => i as f64,
+        _ => 0.0,
+    };
+    Some(Hit {
+        session_key: row[0].as_str()?.to_owned(),
+        message_id: row[2]
+            .as_str()
+            .map_or_else(|| id.to_string(), str::to_owned),
+        id,
+        role: row[3].as_str()?.to_owned(),
+        timestamp: row[4].as_i64()?,
+        snippet,
+        score: -rank,
+    })
+}
+
+/// The longest prefix of `hits` whose JSON array fits in `max_bytes`, and
+/// whether any hit was left out.
+fn fit(hits: Vec<Hit>, max_bytes: i64) -> (Vec<Hit>, bool) {
+    let budget = usize::try_from(max_bytes).unwrap_or(0);
+    let mut used = 2; // the brackets
+    let total = hits.len();
+    let kept: Vec<Hit> = hits
+        .into_iter()
+        .take_while(|hit| {
+            let size = serde_json::to_string(hit).map_or(usize::MAX, |json| json.len());
+            let separator = usize::from(used > 2);
+            if used + separator + size > budget {
+                return false;
+            }
+            used += separator + size;
+            true
+        })
+        .collect();
+    let cut = kept.len() < total;
+    (kept, cut)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(snippet: &str) -> Hit {
+        Hit {
+            session_key: "s".into(),
+            message_id: "1".into(),
+            id: 1,
+            role: "user".into(),
+            timestamp: 0,
+            snippet: snippet.into(),
+            score: 1.0,
+        }
+    }
+
+    #[test]
+    fn fit_keeps_the_serialized_array_within_the_budget() {
+        let hits: Vec<Hit> = (0..10).map(|i| hit(&"x".repeat(i * 10))).collect();
+        for budget in [2, 50, 100, 500, 5000] {
+            let (kept, cut) = fit(hits.clone(), budget);
+            let json = serde_json::to_string(&kept).unwrap();
+            assert!(json.len() as i64 <= budget, "{budget}: {}", json.len());
+            assert_eq!(cut, kept.len() < hits.len());
+        }
+    }
+
+    #[test]
+    fn only_true_flags_are_serialized() {
+        let response = SearchResponse {
+            results: vec![],
+            indexing: false,
+            truncated: false,
+            warning: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&response).unwrap(),
+            r#"{"results":[]}"#
+        );
+    }
+
+    #[test]
+    fn unknown_options_are_rejected() {
+        let err = serde_json::from_str::<SearchOptions>(r#"{"caller":"a","visiblity":"all"}"#)
+            .unwrap_err();
+        assert!(err.to_string().contains("visiblity"), "{err}");
+    }
+}

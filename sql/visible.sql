@@ -1,0 +1,22 @@
+-- The sessions visible to a caller, evaluated inside every read query
+-- before any limit. ?1 = the caller's session_key, ?2 = the visibility:
+--   self   the caller's session
+--   tree   the caller and every session it spawned, transitively
+--   agent  every session of the caller's agent
+--   all    every session
+-- An unknown caller sees nothing (the engine reports it as an error first).
+WITH RECURSIVE
+  caller(session_key, agent_id) AS (
+    SELECT session_key, agent_id FROM sessions WHERE session_key = ?1),
+  tree(session_key) AS (
+    SELECT session_key FROM caller WHERE ?2 = 'tree'
+    UNION
+    SELECT s.session_key FROM sessions s JOIN tree t ON s.spawned_by = t.session_key),
+  visible(session_key) AS (
+    SELECT session_key FROM caller WHERE ?2 = 'self'
+    UNION ALL
+    SELECT session_key FROM tree
+    UNION ALL
+    SELECT s.session_key FROM sessions s JOIN caller c ON s.agent_id = c.agent_id WHERE ?2 = 'agent'
+    UNION ALL
+    SELECT s.session_key FROM sessions s WHERE ?2 = 'all' AND EXISTS (SELECT 1 FROM caller))
