@@ -166,7 +166,7 @@ mod tests {
         let text = format!("{} token {secret} deploy", "x ".repeat(40));
         let m = span(&text, "deploy");
         for max in 10..80 {
-            let out = excerpt(&text, &[m.clone()], &redactor(), max).unwrap();
+            let out = excerpt(&text, std::slice::from_ref(&m), &redactor(), max).unwrap();
             assert!(
                 !out.contains("ghp_0123") && !out.contains("ABCDEFGH"),
                 "{max}: {out}"
