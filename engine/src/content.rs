@@ -33,6 +33,42 @@ pub fn searchable_text(content: &[u8]) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
+/// What a message shows in history: the text of user and assistant messages,
+/// with every other block summarised by its type (`[reasoning]`,
+/// `[tool call: bash]`, `[tool result]`, `[image]`), and tool and system
+/// messages summarised whole. Not yet redacted.
+pub fn history_text(role: &str, content: &[u8]) -> String {
+    let text = String::from_utf8_lossy(content);
+    match role {
+        "user" | "assistant" => {}
+        "tool" => return format!("[tool result: {} characters]", text.chars().count()),
+        other => return format!("[{other} message: {} characters]", text.chars().count()),
+    }
+    let Some(blocks) = blocks(&text) else {
+        return text.into_owned();
+    };
+    let parts: Vec<String> = blocks
+        .iter()
+        .map(|block| {
+            let kind = block["type"].as_str().unwrap_or_default();
+            match kind {
+                _ if TEXT_BLOCK_TYPES.contains(&kind) => {
+                    block["text"].as_str().unwrap_or_default().to_owned()
+                }
+                "thinking" | "reasoning" | "redacted_thinking" => "[reasoning]".to_owned(),
+                "tool_use" | "toolCall" | "function_call" => match block["name"].as_str() {
+                    Some(name) => format!("[tool call: {name}]"),
+                    None => "[tool call]".to_owned(),
+                },
+                "tool_result" | "toolResult" | "function_call_output" => "[tool result]".to_owned(),
+                "image" | "input_image" => "[image]".to_owned(),
+                other => format!("[{other}]"),
+            }
+        })
+        .collect();
+    parts.join("\n")
+}
+
 /// The content blocks of `content`, if it is a JSON array of objects that
 /// each have a string `type`.
 pub fn blocks(content: &str) -> Option<Vec<Value>> {
@@ -97,6 +133,20 @@ mod tests {
             assert_eq!(text(content).as_deref(), Some(content));
         }
         assert_eq!(text("[]"), None);
+    }
+
+    #[test]
+    fn history_summarises_what_is_not_text() {
+        let content = r#"[{"type":"thinking","thinking":"plan"},{"type":"text","text":"Done."},{"type":"tool_use","name":"bash","input":{}},{"type":"image","source":{}}]"#;
+        assert_eq!(
+            super::history_text("assistant", content.as_bytes()),
+            "[reasoning]\nDone.\n[tool call: bash]\n[image]"
+        );
+        assert_eq!(
+            super::history_text("tool", b"output!"),
+            "[tool result: 7 characters]"
+        );
+        assert_eq!(super::history_text("user", b"plain"), "plain");
     }
 
     #[test]

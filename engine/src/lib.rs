@@ -11,6 +11,7 @@ pub mod db;
 pub mod error;
 pub mod excerpt;
 pub mod fts5;
+pub mod history;
 pub mod query;
 pub mod redact;
 pub mod scope;

@@ -5,6 +5,7 @@
 
 use crate::content;
 use crate::db::{Connection, Value};
+use crate::history::{self, HistoryOptions};
 use crate::search::{self, SearchOptions};
 use crate::store::{self, IndexingMode};
 use crate::tokenizer::{ArgumentError, Options, Tokenizer, TOKENIZER_VERSION};
@@ -57,6 +58,12 @@ pub const FUNCTIONS: &[Function] = &[
         arities: &[1],
         deterministic: false,
         body: sessions_set_indexing,
+    },
+    Function {
+        name: "sessions_history",
+        arities: &[2],
+        deterministic: false,
+        body: sessions_history,
     },
     Function {
         name: "sessions_search",
@@ -126,6 +133,14 @@ fn sessions_search(db: &dyn Connection, args: &[Value]) -> Result<Value, String>
         .ok_or("sessions_search: query must be text")?;
     let options: SearchOptions = options(&args[1], "sessions_search")?;
     json_text(search::search(db, query, &options))
+}
+
+fn sessions_history(db: &dyn Connection, args: &[Value]) -> Result<Value, String> {
+    let session_key = args[0]
+        .as_str()
+        .ok_or("sessions_history: session_key must be text")?;
+    let options: HistoryOptions = options(&args[1], "sessions_history")?;
+    json_text(history::history(db, session_key, &options))
 }
 
 /// Parses a JSON options argument.

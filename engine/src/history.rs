@@ -1,0 +1,265 @@
+//! `sessions_history(session_key, options_json)`: the active branch of a
+//! session, in order, redacted, with the same visibility rules as search.
+
+use crate::content::history_text;
+use crate::db::{Connection, Value};
+use crate::error::{Error, Result};
+use crate::redact::Redactor;
+use crate::scope::{self, Visibility};
+use crate::search::bounded;
+use crate::store;
+use serde::{Deserialize, Serialize};
+
+const VISIBLE_SQL: &str = concat!(
+    include_str!("../../sql/visible.sql"),
+    include_str!("../../sql/history_visible.sql")
+);
+const PATH_SQL: &str = concat!(
+    include_str!("../../sql/visible.sql"),
+    include_str!("../../sql/history_path.sql")
+);
+const MESSAGES_SQL: &str = include_str!("../../sql/history_messages.sql");
+
+/// A message id as a host passes it back: the `messageId` string of a search
+/// hit, or the numeric `messages.id`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum MessageRef {
+    /// `messages.id`.
+    Id(i64),
+    /// `messages.message_id`, or an id written as text.
+    Text(String),
+}
+
+impl std::fmt::Display for MessageRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MessageRef::Id(id) => write!(f, "{id}"),
+            MessageRef::Text(text) => write!(f, "{text:?}"),
+        }
+    }
+}
+
+/// The options of `sessions_history` (SPEC §5).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HistoryOptions {
+    /// The session asking; required.
+    pub caller: Option<String>,
+    /// As for search; default `tree`.
+    #[serde(default)]
+    pub visibility: Visibility,
+    /// A sandboxed caller is clamped to `tree`.
+    #[serde(default)]
+    pub sandboxed: bool,
+    /// Centre the window on this message; without it, the newest messages.
+    pub around: Option<MessageRef>,
+    /// Messages before `around`, 0–100 (default 5).
+    pub before: Option<i64>,
+    /// Messages after `around`, 0–100 (default 5).
+    pub after: Option<i64>,
+    /// Most messages returned, 1–200 (default 50).
+    pub limit: Option<i64>,
+    /// Longest text per message in characters, 1–20000 (default 2000).
+    pub max_chars: Option<i64>,
+    /// Largest `messages` array in bytes of JSON, ≤ 65536 (default 32768).
+    pub max_bytes: Option<i64>,
+    /// Extra redaction patterns.
+    pub redact: Option<Vec<String>>,
+}
+
+/// One message of the history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryMessage {
+    /// `messages.id`.
+    pub id: i64,
+    /// The host's `message_id`, or `id` as text.
+    pub message_id: String,
+    /// `user`, `assistant`, `tool` or `system`.
+    pub role: String,
+    /// `created_at`, unix ms.
+    pub timestamp: i64,
+    /// Redacted text; blocks that are not text summarised by type.
+    pub text: String,
+}
+
+/// The answer of `sessions_history`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryResponse {
+    /// The session.
+    pub session_key: String,
+    /// The window, oldest first.
+    pub messages: Vec<HistoryMessage>,
+    /// Messages of the active branch before the window.
+    pub before: usize,
+    /// Messages of the active branch after the window.
+    pub after: usize,
+    /// A message's text was cut, or messages were left out to fit `maxBytes`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+}
+
+fn invalid(message: String) -> Error {
+    Error::InvalidArgument(format!("sessions_history: {message}"))
+}
+
+/// Reads a window of a session's active branch.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`] for a bad option, a missing or unknown caller,
+/// a session not visible to the caller (whether or not it exists), or an
+/// `around` message not on the active branch.
+pub fn history(
+    db: &dyn Connection,
+    session_key: &str,
+    options: &HistoryOptions,
+) -> Result<HistoryResponse> {
+    let before = bounded("sessions_history", "before", options.before, (0, 100, 5))?;
+    let after = bounded("sessions_history", "after", options.after, (0, 100, 5))?;
+    let limit = bounded("sessions_history", "limit", options.limit, (1, 200, 50))?;
+    let max_chars = bounded(
+        "sessions_history",
+        "maxChars",
+        options.max_chars,
+        (1, 20000, 2000),
+    )?;
+    let max_bytes = bounded(
+        "sessions_history",
+        "maxBytes",
+        options.max_bytes,
+        (2, 65536, 32768),
+    )?;
+    let redactor = Redactor::new(options.redact.as_deref().unwrap_or_default()).map_err(invalid)?;
+    store::require_schema(db, "sessions_history")?;
+    let caller = scope::caller(db, "sessions_history", options.caller.as_deref())?;
+    let visibility = scope::effective(options.visibility, options.sandboxed);
+    let params = [
+        caller.as_str().into(),
+        visibility.name().into(),
+        session_key.into(),
+    ];
+    if db.query_value(VISIBLE_SQL, &params)?.as_i64() != Some(1) {
+        return Err(invalid(format!(
+            "no session {session_key:?} is visible to caller {caller:?}"
+        )));
+    }
+    let mut path: Vec<i64> = db
+        .query(PATH_SQL, &params)?
+        .iter()
+        .filter_map(|row| row[0].as_i64())
+        .collect();
+    path.reverse();
+
+    let window = match &options.around {
+        None => path.len().saturating_sub(limit as usize)..path.len(),
+        Some(around) => {
+            let centre = find(db, session_key, around, &path)?;
+            let start = centre.saturating_sub(before as usize);
+            let end = (centre + 1 + after as usize).min(path.len());
+            start..end.min(start + limit as usize)
+        }
+    };
+    let ids = Value::Text(serde_json::to_string(&path[window.clone()]).unwrap_or_default());
+    let mut rows = db.query(MESSAGES_SQL, &[ids])?;
+    rows.sort_by_key(|row| {
+        path[window.clone()]
+            .iter()
+            .position(|id| Some(*id) == row[0].as_i64())
+    });
+
+    let mut truncated = false;
+    let mut messages = Vec::new();
+    let mut used = 2;
+    for row in rows {
+        let (Some(id), Some(role), Some(timestamp)) =
+            (row[0].as_i64(), row[2].as_str(), row[3].as_i64())
+        else {
+            continue;
+        };
+        let content = match &row[4] {
+            Value::Text(t) => t.as_bytes().to_vec(),
+            Value::Blob(b) => b.clone(),
+            _ => Vec::new(),
+        };
+        let text = redactor.redact(&history_text(role, &content));
+        let (text, cut) = shorten(&text, max_chars as usize);
+        truncated |= cut;
+        let message = HistoryMessage {
+            id,
+            message_id: row[1]
+                .as_str()
+                .map_or_else(|| id.to_string(), str::to_owned),
+            role: role.to_owned(),
+            timestamp,
+            text,
+        };
+        let size =
+            serde_json::to_string(&message).map_or(usize::MAX, |j| j.len()) + usize::from(used > 2);
+        if used + size > max_bytes as usize {
+            truncated = true;
+            break;
+        }
+        used += size;
+        messages.push(message);
+    }
+    let shown_end = window.start + messages.len();
+    Ok(HistoryResponse {
+        session_key: session_key.to_owned(),
+        before: window.start,
+        after: path.len() - shown_end,
+        messages,
+        truncated,
+    })
+}
+
+/// The position of `around` on the active branch.
+fn find(
+    db: &dyn Connection,
+    session_key: &str,
+    around: &MessageRef,
+    path: &[i64],
+) -> Result<usize> {
+    let (text, id) = match around {
+        MessageRef::Id(id) => (Value::Null, Value::Integer(*id)),
+        MessageRef::Text(text) => (
+            text.as_str().into(),
+            text.parse::<i64>().map_or(Value::Null, Value::Integer),
+        ),
+    };
+    let candidates = db.query(
+        "SELECT id FROM messages WHERE session_key = ?1 AND (message_id = ?2 OR id = ?3)
+         ORDER BY message_id = ?2 DESC",
+        &[session_key.into(), text, id],
+    )?;
+    candidates
+        .iter()
+        .filter_map(|row| row[0].as_i64())
+        .find_map(|id| path.iter().position(|p| *p == id))
+        .ok_or_else(|| {
+            invalid(format!(
+                "message {around:?} is not on the active branch of session {session_key:?}"
+            ))
+        })
+}
+
+/// `text` cut to `max` characters with an ellipsis, and whether it was cut.
+fn shorten(text: &str, max: usize) -> (String, bool) {
+    match text.char_indices().nth(max.saturating_sub(1)) {
+        Some((end, _)) if text.chars().count() > max => (format!("{}…", &text[..end]), true),
+        _ => (text.to_owned(), false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shorten;
+
+    #[test]
+    fn shorten_counts_characters() {
+        assert_eq!(shorten("東京大阪", 3), ("東京…".to_owned(), true));
+        assert_eq!(shorten("東京", 2), ("東京".to_owned(), false));
+    }
+}
