@@ -22,7 +22,7 @@ const MESSAGES_SQL: &str = include_str!("../../sql/history_messages.sql");
 
 /// A message id as a host passes it back: the `messageId` string of a search
 /// hit, or the numeric `messages.id`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum MessageRef {
     /// `messages.id`.
@@ -41,10 +41,11 @@ impl std::fmt::Display for MessageRef {
 }
 
 /// The options of `sessions_history` (SPEC §5).
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HistoryOptions {
     /// The session asking; required.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub caller: Option<String>,
     /// As for search; default `tree`.
     #[serde(default)]
@@ -53,18 +54,25 @@ pub struct HistoryOptions {
     #[serde(default)]
     pub sandboxed: bool,
     /// Centre the window on this message; without it, the newest messages.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub around: Option<MessageRef>,
     /// Messages before `around`, 0–100 (default 5).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub before: Option<i64>,
     /// Messages after `around`, 0–100 (default 5).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub after: Option<i64>,
     /// Most messages returned, 1–200 (default 50).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<i64>,
     /// Longest text per message in characters, 1–20000 (default 2000).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_chars: Option<i64>,
     /// Largest `messages` array in bytes of JSON, ≤ 65536 (default 32768).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_bytes: Option<i64>,
     /// Extra redaction patterns.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub redact: Option<Vec<String>>,
 }
 

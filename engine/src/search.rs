@@ -28,7 +28,7 @@ const INDEXING_WARNING: &str =
     "the search index is still being built; results may be incomplete until reconciliation finishes";
 
 /// How hits are ordered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Order {
     /// BM25, ties broken by newer first.
@@ -39,10 +39,11 @@ pub enum Order {
 }
 
 /// The options of `sessions_search` (SPEC §4).
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SearchOptions {
     /// The session asking; required.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub caller: Option<String>,
     /// Which sessions may be searched; default `tree`.
     #[serde(default)]
@@ -51,23 +52,31 @@ pub struct SearchOptions {
     #[serde(default)]
     pub sandboxed: bool,
     /// 1–25 results, default 10.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<i64>,
     /// Only these roles (`user`, `assistant`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub roles: Option<Vec<String>>,
     /// Only messages at or after this time (unix ms).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub since: Option<i64>,
     /// Only messages at or before this time (unix ms).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub until: Option<i64>,
     /// Only these sessions (still within visibility).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub session_keys: Option<Vec<String>>,
     /// `relevance` (default) or `recent`.
     #[serde(default)]
     pub order: Order,
     /// Longest excerpt in characters, ≤ 300 (default 300).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub snippet_chars: Option<i64>,
     /// Largest `results` array in bytes of JSON, ≤ 32768 (default 32768).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_bytes: Option<i64>,
     /// Extra redaction patterns (regular expressions).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub redact: Option<Vec<String>>,
 }
 

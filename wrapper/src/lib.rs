@@ -26,10 +26,16 @@ use std::path::Path;
 
 mod functions;
 mod store;
+mod worker;
 
+pub use session_search_engine::history::{
+    HistoryMessage, HistoryOptions, HistoryResponse, MessageRef,
+};
+pub use session_search_engine::scope::Visibility;
+pub use session_search_engine::search::{Hit, Order, SearchOptions, SearchResponse};
 pub use session_search_engine::store::{IndexingMode, Progress, Status};
 pub use session_search_engine::tokenizer;
-pub use store::{NewMessage, NewSession, Role, Store};
+pub use store::{NewMessage, NewSession, Role, SearchRequest, Store};
 
 /// Everything that can go wrong in this crate.
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +50,9 @@ pub enum Error {
     /// The engine refused an operation (bad argument, unusable schema).
     #[error(transparent)]
     Store(#[from] session_search_engine::store::Error),
+    /// The background reconciliation thread could not be started.
+    #[error("cannot start the reconciliation thread: {0}")]
+    Worker(String),
     /// No session has this key.
     #[error("no session with key {0:?}")]
     UnknownSession(String),

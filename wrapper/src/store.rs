@@ -1,10 +1,39 @@
 //! [`Store`]: typed calls over the SQL schema of session-search.
 
 use crate::functions::Rusqlite;
+use crate::worker::Reconciler;
 use crate::{Error, Result};
 use rusqlite::{params, Connection, OptionalExtension};
+use session_search_engine::history::{self, HistoryOptions, HistoryResponse};
+use session_search_engine::search::{self, SearchOptions, SearchResponse};
 use session_search_engine::store::{self, IndexingMode, Progress, Status};
 use std::path::Path;
+use std::time::Duration;
+
+/// How long a statement waits for another connection's lock.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A search: the query text and the options of `sessions_search`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SearchRequest {
+    /// Words and "quoted phrases", as a user typed them.
+    pub query: String,
+    /// Caller, visibility, filters and limits.
+    pub options: SearchOptions,
+}
+
+impl SearchRequest {
+    /// A search by `caller` with the default options.
+    pub fn new(query: impl Into<String>, caller: impl Into<String>) -> SearchRequest {
+        SearchRequest {
+            query: query.into(),
+            options: SearchOptions {
+                caller: Some(caller.into()),
+                ..SearchOptions::default()
+            },
+        }
+    }
+}
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -101,32 +130,45 @@ pub struct NewMessage {
 #[derive(Debug)]
 pub struct Store {
     conn: Connection,
+    /// Background reconciliation; `None` for in-memory databases. Dropped
+    /// (stopped and joined) with the store.
+    _reconciler: Option<Reconciler>,
 }
 
 impl Store {
-    /// Opens (or creates) the database at `path` and runs `sessions_init()`.
+    /// Opens (or creates) the database at `path` in WAL mode, runs
+    /// `sessions_init()`, and starts reconciliation on a background thread
+    /// with its own connection.
     ///
     /// # Errors
     ///
     /// [`Error::Sqlite`] when the file cannot be opened, [`Error::Store`] when
     /// its schema cannot be used.
     pub fn open(path: impl AsRef<Path>) -> Result<Store> {
-        Store::from_connection(crate::open(path)?)
+        let conn = crate::open(path.as_ref())?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        conn.pragma_update(None, "journal_mode", "wal")?;
+        store::init(&Rusqlite(&conn))?;
+        let reconciler = Reconciler::start(path.as_ref().to_owned(), BUSY_TIMEOUT)?;
+        Ok(Store {
+            conn,
+            _reconciler: Some(reconciler),
+        })
     }
 
-    /// A private in-memory database.
+    /// A private in-memory database, reconciled only by searches and
+    /// [`Store::reconcile`] (no other connection can reach it).
     ///
     /// # Errors
     ///
     /// As for [`Store::open`].
     pub fn open_in_memory() -> Result<Store> {
-        Store::from_connection(crate::open_in_memory()?)
-    }
-
-    /// Uses a connection on which [`crate::register`] has run.
-    fn from_connection(conn: Connection) -> Result<Store> {
+        let conn = crate::open_in_memory()?;
         store::init(&Rusqlite(&conn))?;
-        Ok(Store { conn })
+        Ok(Store {
+            conn,
+            _reconciler: None,
+        })
     }
 
     /// The underlying connection, for plain SQL.
@@ -230,6 +272,34 @@ impl Store {
             )
             .optional()?
             .ok_or_else(|| Error::UnknownSession(session_key.to_owned()))
+    }
+
+    /// Searches the sessions visible to the caller (`sessions_search`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Store`] for a bad query or option, or a missing or unknown
+    /// caller.
+    pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
+        Ok(search::search(
+            &Rusqlite(&self.conn),
+            &request.query,
+            &request.options,
+        )?)
+    }
+
+    /// A window of a session's active branch (`sessions_history`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Store`] for a bad option, a caller that cannot see the
+    /// session, or an `around` message off the active branch.
+    pub fn history(&self, session_key: &str, options: &HistoryOptions) -> Result<HistoryResponse> {
+        Ok(history::history(
+            &Rusqlite(&self.conn),
+            session_key,
+            options,
+        )?)
     }
 
     /// Runs one bounded slice of reconciliation (`sessions_reconcile`).
