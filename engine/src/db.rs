@@ -81,13 +81,34 @@ impl From<&str> for Value {
     }
 }
 
-/// An error SQLite reported, with its message.
+/// An error SQLite reported: its extended result code and message.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SqlError(pub String);
+pub struct SqlError {
+    /// SQLite's extended result code (`SQLITE_ERROR` = 1 when unknown).
+    pub code: i32,
+    /// SQLite's message.
+    pub message: String,
+}
+
+impl SqlError {
+    /// An error with a message of our own (`SQLITE_ERROR`).
+    pub fn new(message: impl Into<String>) -> SqlError {
+        SqlError {
+            code: 1,
+            message: message.into(),
+        }
+    }
+
+    /// Another connection holds the lock (`SQLITE_BUSY` and its extended
+    /// codes): the operation may succeed if retried.
+    pub fn is_busy(&self) -> bool {
+        self.code & 0xff == 5
+    }
+}
 
 impl fmt::Display for SqlError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 

@@ -110,17 +110,34 @@ impl IndexingMode {
     }
 }
 
+/// Attempts of an [`atomically`] body that another connection's lock
+/// interrupts, and the pause between them.
+const BUSY_ATTEMPTS: u32 = 10;
+const BUSY_PAUSE: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// Runs `body` inside a savepoint: released on success, rolled back on error.
-fn atomically<T>(db: &dyn Connection, body: impl FnOnce() -> Result<T>) -> Result<T> {
-    db.execute_batch("SAVEPOINT session_search")?;
-    match body() {
-        Ok(value) => {
-            db.execute_batch("RELEASE session_search")?;
-            Ok(value)
-        }
-        Err(e) => {
-            db.execute_batch("ROLLBACK TO session_search; RELEASE session_search")?;
-            Err(e)
+/// A body that read before it wrote can find another connection committed in
+/// between (`SQLITE_BUSY_SNAPSHOT`, for which SQLite does not wait): it is
+/// rolled back and run again on a fresh snapshot.
+fn atomically<T>(db: &dyn Connection, mut body: impl FnMut() -> Result<T>) -> Result<T> {
+    let mut attempt = 1;
+    loop {
+        db.execute_batch("SAVEPOINT session_search")?;
+        match body() {
+            Ok(value) => {
+                db.execute_batch("RELEASE session_search")?;
+                return Ok(value);
+            }
+            Err(e) => {
+                db.execute_batch("ROLLBACK TO session_search; RELEASE session_search")?;
+                match e {
+                    Error::Sql(ref sql) if sql.is_busy() && attempt < BUSY_ATTEMPTS => {
+                        attempt += 1;
+                        std::thread::sleep(BUSY_PAUSE);
+                    }
+                    e => return Err(e),
+                }
+            }
         }
     }
 }
@@ -367,7 +384,7 @@ fn read_status(db: &dyn Connection, check_integrity: bool) -> Result<Status> {
             "INSERT INTO session_search_fts(session_search_fts) VALUES('integrity-check')",
         ) {
             Ok(()) => "ok".to_owned(),
-            Err(e) => e.0,
+            Err(e) => e.message,
         }
     });
     Ok(Status {

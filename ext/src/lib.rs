@@ -34,7 +34,9 @@ pub unsafe extern "C" fn sqlite3_sessionsearch_init(
 
 fn register(db: *mut sqlite3) -> Result<()> {
     let conn = RawConnection(db);
-    let api = conn.fts5_api().map_err(|e| Error::new_message(&e.0))?;
+    let api = conn
+        .fts5_api()
+        .map_err(|e| Error::new_message(&e.message))?;
     // SAFETY: `api` was just returned by this connection's FTS5.
     unsafe { fts5::register_tokenizer(api) }.map_err(|e| Error::new_message(&e.to_string()))?;
     for function in FUNCTIONS {

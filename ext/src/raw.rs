@@ -110,7 +110,11 @@ impl RawConnection {
         // SAFETY: the connection is open; errmsg returns a NUL-terminated
         // string owned by SQLite, copied at once.
         let message = unsafe { CStr::from_ptr(sqlite!(errmsg(self.0))) };
-        SqlError(message.to_string_lossy().into_owned())
+        SqlError {
+            // SAFETY: as above.
+            code: unsafe { sqlite!(extended_errcode(self.0)) },
+            message: message.to_string_lossy().into_owned(),
+        }
     }
 
     /// Prepares the first statement of `sql`, returning it (null for an empty
@@ -118,7 +122,7 @@ impl RawConnection {
     fn prepare<'s>(&self, sql: &'s str) -> Result<(Statement, &'s str), SqlError> {
         let mut stmt = null_mut();
         let mut tail: *const c_char = null_mut();
-        let len = c_int::try_from(sql.len()).map_err(|_| SqlError("SQL text too long".into()))?;
+        let len = c_int::try_from(sql.len()).map_err(|_| SqlError::new("SQL text too long"))?;
         // SAFETY: `sql` is valid for `len` bytes; `tail` points into it.
         let rc = unsafe {
             sqlite!(prepare_v2(
@@ -161,8 +165,7 @@ impl RawConnection {
 
     fn bind(&self, stmt: &Statement, params: &[Value]) -> Result<(), SqlError> {
         for (i, param) in params.iter().enumerate() {
-            let index =
-                c_int::try_from(i + 1).map_err(|_| SqlError("too many parameters".into()))?;
+            let index = c_int::try_from(i + 1).map_err(|_| SqlError::new("too many parameters"))?;
             // SAFETY: `stmt` is live; text and blobs are copied by SQLite
             // (SQLITE_TRANSIENT) and their lengths fit the 64-bit variants.
             let rc = unsafe {

@@ -10,7 +10,10 @@ use session_search_engine::sql_functions::{Function, FUNCTIONS};
 pub(crate) struct Rusqlite<'a>(pub(crate) &'a rusqlite::Connection);
 
 fn sql_error(e: rusqlite::Error) -> SqlError {
-    SqlError(e.to_string())
+    SqlError {
+        code: e.sqlite_error().map_or(1, |f| f.extended_code),
+        message: e.to_string(),
+    }
 }
 
 fn from_sql(value: ValueRef<'_>) -> Value {

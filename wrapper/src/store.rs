@@ -13,6 +13,23 @@ use std::time::Duration;
 /// How long a statement waits for another connection's lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How [`Store::open_with`] opens a database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreOptions {
+    /// Run reconciliation on a background thread with its own connection
+    /// (default). Without it, searches and [`Store::reconcile`] still
+    /// reconcile in slices.
+    pub background_reconcile: bool,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        StoreOptions {
+            background_reconcile: true,
+        }
+    }
+}
+
 /// A search: the query text and the options of `sessions_search`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SearchRequest {
@@ -145,14 +162,26 @@ impl Store {
     /// [`Error::Sqlite`] when the file cannot be opened, [`Error::Store`] when
     /// its schema cannot be used.
     pub fn open(path: impl AsRef<Path>) -> Result<Store> {
+        Store::open_with(path, &StoreOptions::default())
+    }
+
+    /// [`Store::open`] with options.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Store::open`].
+    pub fn open_with(path: impl AsRef<Path>, options: &StoreOptions) -> Result<Store> {
         let conn = crate::open(path.as_ref())?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.pragma_update(None, "journal_mode", "wal")?;
         store::init(&Rusqlite(&conn))?;
-        let reconciler = Reconciler::start(path.as_ref().to_owned(), BUSY_TIMEOUT)?;
+        let reconciler = match options.background_reconcile {
+            true => Some(Reconciler::start(path.as_ref().to_owned())?),
+            false => None,
+        };
         Ok(Store {
             conn,
-            _reconciler: Some(reconciler),
+            _reconciler: reconciler,
         })
     }
 

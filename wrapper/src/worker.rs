@@ -11,6 +11,10 @@ use std::time::Duration;
 /// Rows per slice: small enough that a writer never waits long for the lock.
 const SLICE_ROWS: i64 = 500;
 
+/// The worker's wait for another connection's lock: short, since it retries
+/// anyway and must notice a stop request quickly.
+const BUSY_TIMEOUT: Duration = Duration::from_millis(100);
+
 /// Pause between polls once the backlog is empty.
 const IDLE_POLL: Duration = Duration::from_millis(500);
 
@@ -24,9 +28,9 @@ pub(crate) struct Reconciler {
 
 impl Reconciler {
     /// Opens a second connection to `path` and starts reconciling.
-    pub(crate) fn start(path: PathBuf, busy_timeout: Duration) -> Result<Reconciler> {
+    pub(crate) fn start(path: PathBuf) -> Result<Reconciler> {
         let conn = crate::open(&path)?;
-        conn.busy_timeout(busy_timeout)?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
         let (stop, stopped) = mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("session-search-reconcile".into())

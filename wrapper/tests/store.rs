@@ -3,7 +3,7 @@
 //! and a writer killed mid-transaction.
 
 use rusqlite::{params, Connection};
-use session_search::{Error, IndexingMode, NewMessage, NewSession, Role, Store};
+use session_search::{Error, IndexingMode, NewMessage, NewSession, Role, Store, StoreOptions};
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -284,7 +284,10 @@ fn transcripts_written_before_init_are_adopted_and_reconciled() {
         )
         .unwrap();
     }
-    let store = Store::open(&path).unwrap();
+    let manual = StoreOptions {
+        background_reconcile: false,
+    };
+    let store = Store::open_with(&path, &manual).unwrap();
     let status = store.status().unwrap();
     assert_eq!((status.messages, status.indexed, status.pending), (6, 0, 4));
     assert_eq!(
@@ -304,7 +307,7 @@ fn transcripts_written_before_init_are_adopted_and_reconciled() {
     assert_consistent(&store);
 
     drop(store);
-    let reopened = Store::open(&path).unwrap();
+    let reopened = Store::open_with(&path, &manual).unwrap();
     assert_eq!(
         reopened.status().unwrap().indexed,
         4,
