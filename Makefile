@@ -41,7 +41,7 @@ lint: deps
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 
-test-rust: deps
+test-rust: build
 	$(CARGO) test --release --workspace
 
 test-sql: build
