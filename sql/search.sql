@@ -2,14 +2,20 @@
 -- ?1, ?2: see visible.sql. ?3 = FTS5 expression, ?4 = JSON array of roles or
 -- NULL, ?5 / ?6 = since / until (unix ms) or NULL, ?7 = JSON array of
 -- session keys or NULL, ?8 = 'relevance' or 'recent', ?9 = limit, ?10 = offset.
-SELECT m.session_key, m.id, m.message_id, m.role, m.created_at, f.rank, sessions_text(m.content)
-FROM session_search_fts f
-JOIN messages m ON m.id = f.rowid
-WHERE session_search_fts MATCH ?3
-  AND m.session_key IN (SELECT session_key FROM visible)
-  AND (?4 IS NULL OR m.role IN (SELECT value FROM json_each(?4)))
-  AND (?5 IS NULL OR m.created_at >= ?5)
-  AND (?6 IS NULL OR m.created_at <= ?6)
-  AND (?7 IS NULL OR m.session_key IN (SELECT value FROM json_each(?7)))
-ORDER BY CASE WHEN ?8 = 'recent' THEN -m.created_at ELSE f.rank END, m.created_at DESC, m.id DESC
-LIMIT ?9 OFFSET ?10
+-- The inner query sorts only ids and ranks; the text is read for the page.
+SELECT m.session_key, m.id, m.message_id, m.role, m.created_at, hit.rank, sessions_text(m.content)
+FROM (
+  SELECT f.rowid AS id, f.rank AS rank, m.created_at AS created_at
+  FROM session_search_fts f
+  JOIN messages m ON m.id = f.rowid
+  WHERE session_search_fts MATCH ?3
+    AND m.session_key IN (SELECT session_key FROM visible)
+    AND (?4 IS NULL OR m.role IN (SELECT value FROM json_each(?4)))
+    AND (?5 IS NULL OR m.created_at >= ?5)
+    AND (?6 IS NULL OR m.created_at <= ?6)
+    AND (?7 IS NULL OR m.session_key IN (SELECT value FROM json_each(?7)))
+  ORDER BY CASE WHEN ?8 = 'recent' THEN -m.created_at ELSE f.rank END, m.created_at DESC, m.id DESC
+  LIMIT ?9 OFFSET ?10
+) AS hit
+JOIN messages m ON m.id = hit.id
+ORDER BY CASE WHEN ?8 = 'recent' THEN -hit.created_at ELSE hit.rank END, hit.created_at DESC, hit.id DESC
