@@ -1,30 +1,6 @@
--- session-search schema, version 1. Run by sessions_init() in one
--- transaction; every statement is idempotent.
---
--- Public tables: sessions, messages (SPEC §3). Internal objects are prefixed
--- session_search_ and may change between versions.
-
-CREATE TABLE IF NOT EXISTS sessions(
-  session_key TEXT PRIMARY KEY,
-  agent_id    TEXT NOT NULL,
-  spawned_by  TEXT,
-  created_at  INTEGER NOT NULL,
-  leaf_id     INTEGER
-);
-
-CREATE TABLE IF NOT EXISTS messages(
-  id          INTEGER PRIMARY KEY,
-  session_key TEXT NOT NULL,
-  parent_id   INTEGER,
-  role        TEXT NOT NULL,
-  content     TEXT NOT NULL,
-  created_at  INTEGER NOT NULL,
-  message_id  TEXT
-);
-
-CREATE INDEX IF NOT EXISTS session_search_messages_by_session ON messages(session_key, id);
-CREATE INDEX IF NOT EXISTS session_search_sessions_by_parent ON sessions(spawned_by);
-CREATE INDEX IF NOT EXISTS session_search_sessions_by_agent ON sessions(agent_id);
+-- session-search internal schema, version 1. Run by sessions_init() after
+-- tables.sql, in one transaction; every statement is idempotent. Internal
+-- objects are prefixed session_search_ and may change between versions.
 
 -- Settings and versions: schema_version, tokenizer_version, generation (the
 -- index generation: a node is in the index iff its indexed_gen equals it),

@@ -1,34 +1,76 @@
-//! `make bench`: builds FTS5 indexes of three generated corpora of agent
-//! transcripts (English, Latin-script languages with diacritics, CJK) with
-//! `unicode61 remove_diacritics 2`, `trigram`, `sessions` and
-//! `sessions cjk 1`, and prints build time, index size, peak memory and query
-//! latency, with ratios against anchors measured in the same run.
+//! `make bench`: the benchmark of session-search, in parts that one run
+//! executes in turn and that can be run alone by naming them on the command
+//! line (`cargo run --release -p session-search-bench -- store`):
 //!
-//! `SESSION_SEARCH_BENCH_SCALE` (default 1.0) scales every corpus, for quick
-//! runs. Nothing here asserts on timings: it prints figures.
+//! - `tokenizer`: FTS5 builds and queries of three generated corpora with
+//!   `unicode61`, `trigram` and the `sessions` tokenizer ([`tokenizers`]);
+//! - `store`: the transcript store's write path, rewinds, reconciliation and
+//!   search during a rebuild, against plain tables and an OpenClaw-style
+//!   FTS5 trigger ([`store`]).
+//!
+//! Every figure is compared with anchors measured in the same run.
+//! `SESSION_SEARCH_BENCH_SCALE` (default 1.0) scales every size, for quick
+//! runs. Nothing here asserts on timings: it prints figures and the targets
+//! with PASS/FAIL.
 
+mod child;
 mod corpus;
-mod indexing;
-mod queries;
+mod memory;
 mod report;
 mod rng;
+mod search;
+mod stats;
+mod store;
+mod tokenizers;
 
-use corpus::{Corpus, Kind};
-use report::{CorpusRun, TokenizerRun, TOKENIZERS};
+use report::Target;
 use std::error::Error;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-/// The environment variable that scales the corpora.
+/// The environment variable that scales the sizes.
 const SCALE_VAR: &str = "SESSION_SEARCH_BENCH_SCALE";
+
+/// A part of the benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// The tokenizer against `unicode61` and `trigram`.
+    Tokenizer,
+    /// The transcript store.
+    Store,
+}
+
+impl Part {
+    /// Every part, in the order a full run executes them.
+    pub const ALL: [Part; 2] = [Part::Tokenizer, Part::Store];
+
+    /// The name that selects it on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Part::Tokenizer => "tokenizer",
+            Part::Store => "store",
+        }
+    }
+
+    /// Runs the part in the directory `work`; returns its targets.
+    fn run(self, scale: f64, work: &Path) -> Result<Vec<Target>, Box<dyn Error>> {
+        match self {
+            Part::Tokenizer => tokenizers::run(scale, work),
+            Part::Store => store::run(scale, work),
+        }
+    }
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.split_first() {
-        Some((flag, rest)) if flag == indexing::CHILD_FLAG => indexing::child_main(rest),
-        _ => run(),
+        Some((flag, rest)) if flag == tokenizers::indexing::CHILD_FLAG => {
+            tokenizers::indexing::child_main(rest)
+        }
+        Some((flag, rest)) if flag == store::CHILD_FLAG => store::child_main(rest),
+        _ => parts(&args).and_then(|parts| run(&parts)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -39,19 +81,35 @@ fn main() -> ExitCode {
     }
 }
 
-/// The whole benchmark.
-fn run() -> Result<(), Box<dyn Error>> {
+/// The parts named by `args`, in run order; every part when none is named.
+fn parts(args: &[String]) -> Result<Vec<Part>, Box<dyn Error>> {
+    for arg in args {
+        if !Part::ALL.iter().any(|part| part.name() == arg) {
+            let names: Vec<&str> = Part::ALL.iter().map(|part| part.name()).collect();
+            return Err(format!(
+                "unknown part {arg:?}; usage: session-search-bench [{}]...",
+                names.join(" | ")
+            )
+            .into());
+        }
+    }
+    Ok(Part::ALL
+        .into_iter()
+        .filter(|part| args.is_empty() || args.iter().any(|arg| arg == part.name()))
+        .collect())
+}
+
+/// Runs `parts` and prints every table, then all their targets.
+fn run(parts: &[Part]) -> Result<(), Box<dyn Error>> {
     let started = Instant::now();
     let scale = scale()?;
-    report::header(scale);
+    report::header(scale, parts);
     let work = WorkDir::create()?;
-    let mut runs = Vec::new();
-    for kind in Kind::ALL {
-        let run = bench_corpus(kind, scale, work.path())?;
-        report::corpus(&run);
-        runs.push(run);
+    let mut targets = Vec::new();
+    for part in parts {
+        targets.extend(part.run(scale, work.path())?);
     }
-    report::targets(&runs);
+    report::targets(&targets);
     report::elapsed(started.elapsed());
     Ok(())
 }
@@ -65,37 +123,6 @@ fn scale() -> Result<f64, Box<dyn Error>> {
         Ok(scale) if scale.is_finite() && scale > 0.0 => Ok(scale),
         _ => Err(format!("{SCALE_VAR} must be a positive number, not {value:?}").into()),
     }
-}
-
-/// Generates one corpus, then builds and queries it with every tokenizer.
-fn bench_corpus(kind: Kind, scale: f64, work: &Path) -> Result<CorpusRun, Box<dyn Error>> {
-    let corpus = Corpus::generate(kind, scale);
-    let messages_file = work.join(format!("{}.messages", kind.name()));
-    corpus.write_to(&messages_file)?;
-    let sets = queries::sample(&corpus);
-    let mut runs = Vec::new();
-    for (i, tokenizer) in TOKENIZERS.into_iter().enumerate() {
-        let db_dir = work.join(format!("{}-{i}", kind.name()));
-        fs::create_dir(&db_dir)?;
-        let db = db_dir.join("index.db");
-        let build = indexing::build_in_child(&messages_file, &db, tokenizer)?;
-        let latencies = queries::measure(&db, &sets)?;
-        fs::remove_dir_all(&db_dir)?;
-        runs.push(TokenizerRun {
-            tokenizer,
-            build,
-            latencies,
-        });
-    }
-    fs::remove_file(&messages_file)?;
-    Ok(CorpusRun {
-        kind,
-        bytes: corpus.bytes(),
-        messages: corpus.messages.len(),
-        spaceless_share: corpus.spaceless_share(),
-        sets,
-        runs,
-    })
 }
 
 /// A private temporary directory for the corpus files and databases,

@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 /// The schema version this build creates and understands.
 pub const SCHEMA_VERSION: i64 = 1;
 
+/// The public tables `sessions` and `messages` with their indexes, as
+/// `sessions_init()` creates them.
+pub const PUBLIC_TABLES_SQL: &str = include_str!("../../sql/tables.sql");
 const SCHEMA_SQL: &str = include_str!("../../sql/schema.sql");
 const ADOPT_SQL: &str = include_str!("../../sql/adopt.sql");
 const TRIGGERS_SQL: &str = include_str!("../../sql/triggers.sql");
@@ -205,6 +208,7 @@ pub fn init(db: &dyn Connection) -> Result<Status> {
             )));
         }
         if version < 1 {
+            db.execute_batch(PUBLIC_TABLES_SQL)?;
             db.execute_batch(SCHEMA_SQL)?;
             check_columns(db)?;
             db.execute_batch(ADOPT_SQL)?;
@@ -309,6 +313,21 @@ pub(crate) fn catch_up(db: &dyn Connection, max_rows: i64) -> Result<bool> {
     }
     reconcile_slice(db, max_rows)?;
     has_pending(db)
+}
+
+/// One slice for a background worker: like [`catch_up`], but idle in
+/// deferred mode, which asks that nothing be indexed until the host calls
+/// `sessions_reconcile` (a bulk import is running). Returns whether work
+/// remains that the worker should continue with.
+///
+/// # Errors
+///
+/// SQL errors (a busy database, say), for the worker to retry later.
+pub fn background_slice(db: &dyn Connection, max_rows: i64) -> Result<bool> {
+    if indexing_mode(db)? == IndexingMode::Deferred {
+        return Ok(false);
+    }
+    catch_up(db, max_rows)
 }
 
 /// Indexes up to `max_rows` backlog nodes, oldest first, and returns how

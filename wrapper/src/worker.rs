@@ -37,7 +37,7 @@ impl Reconciler {
             .spawn(move || loop {
                 // An error (a busy database, say) is retried after the pause;
                 // searches report the backlog meanwhile.
-                let busy = store::reconcile(&Rusqlite(&conn), SLICE_ROWS).is_ok_and(|p| !p.done);
+                let busy = store::background_slice(&Rusqlite(&conn), SLICE_ROWS).unwrap_or(false);
                 let pause = if busy { Duration::ZERO } else { IDLE_POLL };
                 match stopped.recv_timeout(pause) {
                     Err(RecvTimeoutError::Timeout) => {}

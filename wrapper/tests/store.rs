@@ -524,3 +524,31 @@ fn init_reinstalls_triggers_of_another_version() {
         .unwrap();
     assert_eq!(triggers, 1);
 }
+
+#[test]
+fn background_worker_idles_while_deferred_then_drains_the_backlog() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("worker.db")).unwrap();
+    create(&store, KEY, None);
+    store.set_indexing(IndexingMode::Deferred).unwrap();
+    for i in 0..300 {
+        say(&store, None, Role::User, &format!("queued {i}"));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    assert_eq!(
+        store.status().unwrap().pending,
+        300,
+        "deferred means not now"
+    );
+
+    store.set_indexing(IndexingMode::Immediate).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while store.status().unwrap().pending > 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the worker never drained the backlog"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(hits(store.connection(), "queued").len(), 300);
+}

@@ -12,11 +12,22 @@ use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::Path;
 
-/// Shortest message length aimed at, in bytes.
-const MIN_MESSAGE_BYTES: usize = 100;
-/// Longest message length aimed at, in bytes (a message may overshoot it by
-/// its last segment).
-const MAX_MESSAGE_BYTES: usize = 2000;
+/// The message lengths of the corpora, in bytes.
+const CORPUS_LENGTHS: Lengths = Lengths {
+    min: 100,
+    max: 2000,
+};
+
+/// The range of message lengths aimed at, in bytes; the lengths drawn are
+/// skewed towards short messages, and a message may overshoot `max` by its
+/// last segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lengths {
+    /// Shortest length aimed at.
+    pub min: usize,
+    /// Longest length aimed at.
+    pub max: usize,
+}
 
 /// Which corpus.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,7 +124,7 @@ impl Corpus {
         let mut starts = Vec::new();
         let mut total = 0;
         while total < target {
-            let message = message(writer.as_ref(), &mut rng);
+            let message = message(writer.as_ref(), &mut rng, CORPUS_LENGTHS);
             starts.push(total);
             total += message.len();
             messages.push(message);
@@ -161,12 +172,38 @@ impl Corpus {
     }
 }
 
-/// Writes one message of a length drawn between the bounds, skewed towards
+/// An endless stream of messages written like those of a corpus, with
+/// lengths of the caller's choice; deterministic for a given seed.
+pub struct Messages {
+    writer: Box<dyn Writer>,
+    rng: Rng,
+    lengths: Lengths,
+}
+
+impl Messages {
+    /// Messages like those of `kind`, drawn from `seed`, of `lengths`.
+    pub fn new(kind: Kind, seed: u64, lengths: Lengths) -> Messages {
+        Messages {
+            writer: kind.writer(),
+            rng: Rng::new(seed),
+            lengths,
+        }
+    }
+}
+
+impl Iterator for Messages {
+    type Item = String;
+
+    fn next(&mut self) -> Option<String> {
+        Some(message(self.writer.as_ref(), &mut self.rng, self.lengths))
+    }
+}
+
+/// Writes one message of a length drawn from `lengths`, skewed towards
 /// short messages.
-fn message(writer: &dyn Writer, rng: &mut Rng) -> String {
+fn message(writer: &dyn Writer, rng: &mut Rng, lengths: Lengths) -> String {
     let skew = rng.unit() * rng.unit();
-    let target =
-        MIN_MESSAGE_BYTES + (skew * (MAX_MESSAGE_BYTES - MIN_MESSAGE_BYTES) as f64) as usize;
+    let target = lengths.min + (skew * (lengths.max - lengths.min) as f64) as usize;
     let language = writer.language(rng);
     let mut out = String::with_capacity(target + 256);
     while out.len() < target {

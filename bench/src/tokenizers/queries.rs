@@ -3,9 +3,11 @@
 //! Queries are drawn at uniformly random positions of the corpus text, so
 //! frequent words and characters are asked for as often as they occur.
 
+use super::indexing::TABLE;
 use crate::corpus::{Corpus, Kind};
-use crate::indexing::TABLE;
 use crate::rng::Rng;
+use crate::search::{fts5_string, search};
+use crate::stats::{mean, median, percentile, sorted};
 use rusqlite::Connection;
 use session_search::tokenizer::is_spaceless;
 use std::collections::HashMap;
@@ -195,7 +197,7 @@ fn measure_set(conn: &Connection, set: &QuerySet) -> rusqlite::Result<Latency> {
                 .query_row([query], |row| row.get(0))
         })
         .collect::<rusqlite::Result<Vec<u64>>>()?;
-    micros.sort_by(f64::total_cmp);
+    let micros = sorted(micros);
     Ok(Latency {
         median_ms: median(&micros) / 1e3,
         p95_ms: percentile(&micros, 0.95) / 1e3,
@@ -207,42 +209,4 @@ fn measure_set(conn: &Connection, set: &QuerySet) -> rusqlite::Result<Latency> {
             .as_ref()
             .map(|truth| truth.iter().zip(&matches).filter(|(t, m)| t == m).count()),
     })
-}
-
-/// Runs the timed statement `sql` for `query` and returns the number of rows.
-fn search(conn: &Connection, sql: &str, query: &str) -> rusqlite::Result<u64> {
-    let mut statement = conn.prepare_cached(sql)?;
-    let mut rows = statement.query([query])?;
-    let mut n = 0;
-    while rows.next()?.is_some() {
-        n += 1;
-    }
-    Ok(n)
-}
-
-/// `query` as an FTS5 string: in double quotes, inner quotes doubled.
-fn fts5_string(query: &str) -> String {
-    format!("\"{}\"", query.replace('"', "\"\""))
-}
-
-/// Median of sorted values.
-fn median(sorted: &[f64]) -> f64 {
-    let n = sorted.len();
-    if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    }
-}
-
-/// Nearest-rank percentile `p` (0–1) of sorted values.
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    let rank = (p * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
-/// Mean of counts.
-fn mean(values: impl ExactSizeIterator<Item = u64>) -> f64 {
-    let n = values.len().max(1);
-    values.sum::<u64>() as f64 / n as f64
 }

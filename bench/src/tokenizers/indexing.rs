@@ -3,12 +3,14 @@
 //! executable, re-invoked with [`CHILD_FLAG`]) so that the peak memory it
 //! reports is its own.
 
+use crate::child;
 use crate::corpus::MessageFile;
+use crate::memory::peak_rss_kib;
 use rusqlite::Connection;
 use serde_json::{json, Value};
 use std::error::Error;
+use std::ffi::OsStr;
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
 /// The hidden first argument that makes this executable run one build.
@@ -75,26 +77,15 @@ impl Build {
 ///
 /// When the child cannot be started, fails, or prints no report.
 pub fn build_in_child(corpus: &Path, db: &Path, tokenizer: &str) -> Result<Build, Box<dyn Error>> {
-    let output = Command::new(std::env::current_exe()?)
-        .arg(CHILD_FLAG)
-        .arg(corpus)
-        .arg(db)
-        .arg(tokenizer)
-        .output()?;
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        return Err(format!(
-            "build with {tokenizer} failed ({}): {stderr}",
-            output.status
-        )
-        .into());
-    }
-    stdout
-        .lines()
-        .last()
-        .and_then(Build::from_json)
-        .ok_or_else(|| format!("build with {tokenizer} printed no report: {stdout}").into())
+    let args = [
+        OsStr::new(CHILD_FLAG),
+        corpus.as_os_str(),
+        db.as_os_str(),
+        OsStr::new(tokenizer),
+    ];
+    let report = child::report(&args)?;
+    Build::from_json(&report)
+        .ok_or_else(|| format!("build with {tokenizer} printed no report: {report}").into())
 }
 
 /// The child's side: `args` are the corpus file, the database path and the
@@ -175,14 +166,4 @@ fn vocabulary(conn: &Connection) -> rusqlite::Result<(u64, u64)> {
         [],
         |row| Ok((row.get(0)?, row.get(1)?)),
     )
-}
-
-/// This process' peak resident set size (`VmHWM`), in KiB.
-fn peak_rss_kib() -> Result<u64, Box<dyn Error>> {
-    let status = std::fs::read_to_string("/proc/self/status")?;
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .ok_or_else(|| "no VmHWM in /proc/self/status".into())
 }

@@ -1,0 +1,226 @@
+//! The databases compared: a session-search store and two anchors built
+//! from plain SQL, all opened the same way and written with the same
+//! statements.
+
+use super::transcript::{Row, Transcript};
+use rusqlite::Connection;
+use session_search::{IndexingMode, Store, StoreOptions};
+use std::error::Error;
+use std::fs;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// The public tables and their indexes, exactly as `sessions_init()` creates
+/// them, without any FTS or trigger.
+const PLAIN_TABLES_SQL: &str = session_search_engine::store::PUBLIC_TABLES_SQL;
+
+/// An OpenClaw-style index over the plain tables: an external-content FTS5
+/// table over `messages`, filled by a trigger in the same transaction, for
+/// every role.
+const OPENCLAW_FTS_SQL: &str = "
+CREATE VIRTUAL TABLE oc_fts USING fts5(
+  content, content = 'messages', content_rowid = 'id',
+  tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER oc_fts_insert AFTER INSERT ON messages BEGIN
+  INSERT INTO oc_fts(rowid, content) VALUES (NEW.id, NEW.content);
+END;
+";
+
+/// The statement every benchmark appends messages with, as hosts do.
+pub const INSERT_SQL: &str =
+    "INSERT INTO messages(session_key, role, content, created_at) VALUES (?1, ?2, ?3, ?4)";
+
+/// Messages per transaction of a bulk write.
+pub const TRANSACTION_ROWS: usize = 1000;
+
+/// What [`Database::fill`] wrote.
+#[derive(Debug, Clone, Copy)]
+pub struct Fill {
+    /// Bytes of message content.
+    pub bytes: usize,
+    /// Seconds of the transactions.
+    pub seconds: f64,
+}
+
+/// A kind of database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variant {
+    /// [`PLAIN_TABLES_SQL`] only.
+    Plain,
+    /// [`PLAIN_TABLES_SQL`] plus [`OPENCLAW_FTS_SQL`].
+    OpenClaw,
+    /// A session-search store in this indexing mode, without the wrapper's
+    /// background reconciliation thread, so that the benchmark alone
+    /// decides when reconciliation runs.
+    SessionSearch(IndexingMode),
+}
+
+impl Variant {
+    /// Its name, as printed.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Plain => "plain tables (no FTS, no triggers)",
+            Variant::OpenClaw => "openclaw-style (unicode61 + trigger)",
+            Variant::SessionSearch(IndexingMode::Immediate) => "session-search, immediate",
+            Variant::SessionSearch(IndexingMode::Deferred) => "session-search, deferred+reconcile",
+        }
+    }
+}
+
+/// An open database of some [`Variant`].
+#[derive(Debug)]
+pub enum Database {
+    /// An anchor, opened with plain rusqlite.
+    Plain(Connection),
+    /// A session-search store.
+    Store(Store),
+}
+
+impl Database {
+    /// Creates a new database of `variant` at `path`, in WAL mode with
+    /// `synchronous = NORMAL`.
+    ///
+    /// # Errors
+    ///
+    /// Any SQLite or session-search error.
+    pub fn create(variant: Variant, path: &Path) -> Result<Database, Box<dyn Error>> {
+        let database = match variant {
+            Variant::Plain => Database::plain(path, PLAIN_TABLES_SQL)?,
+            Variant::OpenClaw => {
+                Database::plain(path, &format!("{PLAIN_TABLES_SQL}{OPENCLAW_FTS_SQL}"))?
+            }
+            Variant::SessionSearch(mode) => {
+                let options = StoreOptions {
+                    background_reconcile: false,
+                };
+                let store = Store::open_with(path, &options)?;
+                store.set_indexing(mode)?;
+                Database::Store(store)
+            }
+        };
+        database
+            .connection()
+            .execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")?;
+        Ok(database)
+    }
+
+    /// A plain database created by `ddl`.
+    fn plain(path: &Path, ddl: &str) -> rusqlite::Result<Database> {
+        let conn = Connection::open(path)?;
+        conn.execute_batch(ddl)?;
+        Ok(Database::Plain(conn))
+    }
+
+    /// The connection.
+    pub fn connection(&self) -> &Connection {
+        match self {
+            Database::Plain(conn) => conn,
+            Database::Store(store) => store.connection(),
+        }
+    }
+
+    /// The session-search store, if this is one.
+    pub fn store(&self) -> Option<&Store> {
+        match self {
+            Database::Plain(_) => None,
+            Database::Store(store) => Some(store),
+        }
+    }
+
+    /// Inserts a `sessions` row for each of `keys`.
+    ///
+    /// # Errors
+    ///
+    /// Any SQLite error.
+    pub fn create_sessions(&self, keys: &[String]) -> rusqlite::Result<()> {
+        let conn = self.connection();
+        let tx = conn.unchecked_transaction()?;
+        {
+            let mut insert = tx.prepare(
+                "INSERT INTO sessions(session_key, agent_id, created_at) VALUES (?1, 'main', ?2)",
+            )?;
+            for key in keys {
+                insert.execute((key, 1_700_000_000_000_i64))?;
+            }
+        }
+        tx.commit()
+    }
+
+    /// Appends `count` messages of `transcript`, round-robin over the
+    /// sessions `keys`, with [`INSERT_SQL`] in transactions of
+    /// [`TRANSACTION_ROWS`]. Each transaction's messages are generated
+    /// before it, untimed.
+    ///
+    /// # Errors
+    ///
+    /// Any SQLite error.
+    pub fn fill(
+        &self,
+        transcript: &mut Transcript,
+        keys: &[String],
+        count: usize,
+    ) -> rusqlite::Result<Fill> {
+        let mut fill = Fill {
+            bytes: 0,
+            seconds: 0.0,
+        };
+        let mut left = count;
+        while left > 0 {
+            let rows = transcript.interleaved(left.min(TRANSACTION_ROWS), keys);
+            fill.bytes += rows.iter().map(|row| row.content.len()).sum::<usize>();
+            fill.seconds += self.insert(&rows)?.as_secs_f64();
+            left -= rows.len();
+        }
+        Ok(fill)
+    }
+
+    /// Appends `rows` in one transaction and returns its wall-clock time,
+    /// commit included.
+    fn insert(&self, rows: &[Row]) -> rusqlite::Result<Duration> {
+        let start = Instant::now();
+        let tx = self.connection().unchecked_transaction()?;
+        {
+            let mut insert = tx.prepare_cached(INSERT_SQL)?;
+            for row in rows {
+                insert.execute((&row.session_key, row.role, &row.content, row.created_at))?;
+            }
+        }
+        tx.commit()?;
+        Ok(start.elapsed())
+    }
+
+    /// Appends one row in its own (autocommit) transaction and returns its
+    /// `messages.id`.
+    ///
+    /// # Errors
+    ///
+    /// Any SQLite error.
+    pub fn append(&self, row: &Row) -> rusqlite::Result<i64> {
+        let conn = self.connection();
+        conn.prepare_cached(INSERT_SQL)?.execute((
+            &row.session_key,
+            row.role,
+            &row.content,
+            row.created_at,
+        ))?;
+        Ok(conn.last_insert_rowid())
+    }
+}
+
+/// Deletes the database at `path` with its WAL and shared-memory files.
+///
+/// # Errors
+///
+/// When a file that exists cannot be removed.
+pub fn remove(path: &Path) -> std::io::Result<()> {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut file = path.as_os_str().to_owned();
+        file.push(suffix);
+        match fs::remove_file(&file) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,297 @@
+//! What the store part prints: what is measured, a table per benchmark, and
+//! its targets.
+
+use super::append::{self, Append, Run, VariantRuns};
+use super::databases::{Variant, INSERT_SQL, TRANSACTION_ROWS};
+use super::rebuild::{self, Rebuild};
+use super::rewind::{self, Rewind};
+use crate::report::{Alternative, Target, MB};
+use crate::stats::{median, percentile, sorted};
+use session_search::IndexingMode;
+
+/// The immediate-indexing store.
+const IMMEDIATE: Variant = Variant::SessionSearch(IndexingMode::Immediate);
+/// The deferred-indexing store.
+const DEFERRED: Variant = Variant::SessionSearch(IndexingMode::Deferred);
+
+/// Prints the sizes and what each figure means.
+pub fn header(scale: f64) {
+    let sizes: Vec<String> = rewind::sizes(scale).iter().map(usize::to_string).collect();
+    println!(
+        "\n=== part store: append {} messages, rewind in sessions of {} messages, \
+         search during a rebuild of {} messages ===",
+        append::messages(scale),
+        sizes.join(", "),
+        rebuild::messages(scale),
+    );
+    println!(
+        "\
+Every database is a new file in a temp dir with journal_mode=WAL and synchronous=NORMAL.
+Messages are the english corpus' text; roles 40% user, 40% assistant, 20% tool
+(session-search stores tool text without indexing it; the openclaw-style trigger indexes it).
+  append     wall clock of appending every message, round-robin over the sessions, with
+             one prepared `{INSERT_SQL}`
+             in transactions of {TRANSACTION_ROWS} (BEGIN..COMMIT included); median of {} runs,
+             each into a new database (\"runs s\" lists them)
+               plain tables    the sessions/messages DDL of sql/schema.sql and its index on
+                               messages(session_key, id); no FTS, no triggers
+               openclaw-style  the same plus fts5(content, content='messages',
+                               content_rowid='id', tokenize='unicode61 remove_diacritics 2')
+                               filled by an AFTER INSERT trigger on messages
+               session-search  Store::open_with (sessions_init, triggers) without the
+                               background reconciliation thread; immediate indexing, or
+                               deferred (sessions_set_indexing) then reconcile({}) until
+                               done, both timed
+  rewind     `{}` moving the leaf {} messages back,
+             then back to the old leaf (\"switch back\"), next to one append, each statement in
+             its own transaction, in linear sessions of one store; median of {} rounds
+  rebuild    load (deferred, then reconcile({}) until done), then `{}`
+             on the full index ({} timed passes over the words after a warm-up pass); then
+             tokenizer_version is set to 0 and reconcile(1) starts the rebuild; then up to {}
+             slices of reconcile({}), each followed by one query per word
+  peak RSS   VmHWM of the child process that ran the benchmark (append: each run has its
+             own, the largest is shown); messages are generated before each transaction,
+             untimed, and not kept",
+        append::REPEATS,
+        append::RECONCILE_ROWS,
+        rewind::REWIND_SQL,
+        rewind::REWIND_BY,
+        rewind::REPEATS,
+        rebuild::LOAD_SLICE_ROWS,
+        rebuild::SEARCH_SQL,
+        rebuild::BEFORE_PASSES,
+        rebuild::SLICES,
+        rebuild::SLICE_ROWS,
+    );
+}
+
+/// Prints the append table.
+pub fn append(append: &Append) {
+    println!(
+        "\n== append: {} messages ({:.1} MB, mean {} B) into {} sessions ==",
+        append.messages,
+        append.bytes() as f64 / MB,
+        append.bytes() / append.messages.max(1),
+        append::SESSIONS,
+    );
+    let plain = append.of(Variant::Plain).median_total();
+    let openclaw = append.of(Variant::OpenClaw).median_total();
+    println!(
+        "{:<38}{:>9}{:>9}{:>9}{:>11}{:>8}{:>13}  runs s",
+        "store", "median s", "msg/s", "/plain", "/openclaw", "db MB", "peak RSS MB"
+    );
+    for variant in &append.variants {
+        let total = variant.median_total();
+        let db_bytes = variant.runs.last().map_or(0, |run| run.db_bytes);
+        println!(
+            "{:<38}{:>9.2}{:>9.0}{:>8.2}x{:>10.2}x{:>8.1}{:>13.1}  {}",
+            variant.variant.name(),
+            total,
+            append.messages as f64 / total,
+            total / plain,
+            total / openclaw,
+            db_bytes as f64 / MB,
+            variant.peak_rss_kib() as f64 * 1024.0 / MB,
+            runs(variant),
+        );
+    }
+    let deferred = append.of(DEFERRED);
+    let slices = sorted(
+        deferred
+            .runs
+            .iter()
+            .flat_map(|run| run.slice_seconds.iter().copied())
+            .collect(),
+    );
+    println!(
+        "deferred: insert {:.2} s + reconcile {:.2} s (medians); {} slices of reconcile({}) per run: \
+         median {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+        deferred.median(|run| run.insert_seconds),
+        deferred.median(|run| run.reconcile_seconds),
+        slices.len() / deferred.runs.len().max(1),
+        append::RECONCILE_ROWS,
+        median(&slices) * 1e3,
+        percentile(&slices, 0.95) * 1e3,
+        percentile(&slices, 1.0) * 1e3,
+    );
+}
+
+/// The total seconds of every run of `variant`, as printed.
+fn runs(variant: &VariantRuns) -> String {
+    variant
+        .runs
+        .iter()
+        .map(|run| format!("{:.2}", Run::total_seconds(run)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Prints the rewind table.
+pub fn rewind(rewind: &Rewind) {
+    println!(
+        "\n== rewind: sessions in one store of {} messages, built in {:.1} s (immediate indexing) ==",
+        rewind.messages, rewind.build_seconds
+    );
+    println!(
+        "{:>13}{:>11}{:>11}{:>9}{:>16}{:>9}",
+        "session msgs", "append ms", "rewind ms", "/append", "switch back ms", "/append"
+    );
+    for session in &rewind.sessions {
+        println!(
+            "{:>13}{:>11.3}{:>11.3}{:>8.2}x{:>16.3}{:>8.2}x",
+            session.messages,
+            session.append_ms,
+            session.rewind_ms,
+            session.rewind_ms / session.append_ms,
+            session.switch_back_ms,
+            session.switch_back_ms / session.append_ms,
+        );
+    }
+    println!(
+        "after the rounds: integrity {}, pending {}; peak RSS {:.1} MB",
+        rewind.integrity,
+        rewind.pending,
+        rewind.peak_rss_kib as f64 * 1024.0 / MB
+    );
+}
+
+/// Prints the rebuild tables.
+pub fn rebuild(rebuild: &Rebuild) {
+    let load = rebuild.load_insert_seconds + rebuild.load_reconcile_seconds;
+    println!(
+        "\n== rebuild: {} messages ({:.1} MB, mean {} B) in {} sessions ==",
+        rebuild.messages,
+        rebuild.bytes as f64 / MB,
+        rebuild.bytes / rebuild.messages.max(1),
+        rebuild::SESSIONS,
+    );
+    println!(
+        "load: deferred insert {:.1} s + reconcile({}) {:.1} s = {:.1} s ({:.0} msg/s); database {:.1} MB",
+        rebuild.load_insert_seconds,
+        rebuild::LOAD_SLICE_ROWS,
+        rebuild.load_reconcile_seconds,
+        load,
+        rebuild.messages as f64 / load,
+        rebuild.db_bytes as f64 / MB,
+    );
+    println!(
+        "start: reconcile(1) emptied the index and queued {} messages in {:.1} ms",
+        rebuild.backlog, rebuild.start_ms
+    );
+    let slices = sorted(rebuild.slice_ms.clone());
+    let rate = rebuild.slice_rows as f64 / (slices.iter().sum::<f64>() / 1e3);
+    println!(
+        "slices: {} of reconcile({}): median {:.1} ms, max {:.1} ms; {:.0} rows/s \
+         (the whole rebuild at this rate: {:.0} s)",
+        slices.len(),
+        rebuild::SLICE_ROWS,
+        median(&slices),
+        percentile(&slices, 1.0),
+        rate,
+        rebuild.backlog as f64 / rate,
+    );
+    println!(
+        "\n{:<10}{:>15}{:>12}{:>9}{:>12}{:>9}{:>9}{:>15}",
+        "query",
+        "matches before",
+        "before ms",
+        "p95 ms",
+        "during ms",
+        "p95 ms",
+        "/before",
+        "matches after"
+    );
+    for word in &rebuild.words {
+        let before = median(&word.before_ms);
+        let during = median(&word.during_ms);
+        println!(
+            "{:<10}{:>15}{:>12.3}{:>9.3}{:>12.3}{:>9.3}{:>8.2}x{:>15}",
+            word.word,
+            word.matches_before,
+            before,
+            percentile(&word.before_ms, 0.95),
+            during,
+            percentile(&word.during_ms, 0.95),
+            during / before,
+            word.matches_after,
+        );
+    }
+    let (before, during) = pooled_medians(rebuild);
+    println!(
+        "{:<10}{:>15}{:>12.3}{:>9}{:>12.3}{:>9}{:>8.2}x",
+        "all",
+        "",
+        before,
+        "",
+        during,
+        "",
+        during / before
+    );
+    println!(
+        "peak RSS {:.1} MB",
+        rebuild.peak_rss_kib as f64 * 1024.0 / MB
+    );
+}
+
+/// Medians of every word's latencies together, before and during the
+/// rebuild, in milliseconds.
+fn pooled_medians(rebuild: &Rebuild) -> (f64, f64) {
+    let pool = |pick: fn(&rebuild::WordRun) -> &Vec<f64>| {
+        let all = rebuild
+            .words
+            .iter()
+            .flat_map(|word| pick(word).iter().copied());
+        median(&sorted(all.collect()))
+    };
+    (pool(|word| &word.before_ms), pool(|word| &word.during_ms))
+}
+
+/// The store targets.
+pub fn targets(append: &Append, rewind: &Rewind, rebuild: &Rebuild) -> Vec<Target> {
+    let immediate = append.of(IMMEDIATE).median_total();
+    let smallest = rewind.sessions.first().expect("sessions were measured");
+    let largest = rewind.sessions.last().expect("sessions were measured");
+    let (before, during) = pooled_medians(rebuild);
+    vec![
+        Target::new(
+            "append time, session-search immediate / plain tables".to_owned(),
+            immediate / append.of(Variant::Plain).median_total(),
+            3.0,
+            "x",
+        ),
+        Target::new(
+            "append time, session-search immediate / openclaw-style".to_owned(),
+            immediate / append.of(Variant::OpenClaw).median_total(),
+            1.3,
+            "x",
+        ),
+        Target::new(
+            format!(
+                "rewind time, {}-message / {}-message session",
+                largest.messages, smallest.messages
+            ),
+            largest.rewind_ms / smallest.rewind_ms,
+            2.0,
+            "x",
+        ),
+        Target::new(
+            "deferred insert + reconcile / immediate insert".to_owned(),
+            append.of(DEFERRED).median_total() / immediate,
+            1.5,
+            "x",
+        ),
+        Target {
+            or_else: Some(Alternative {
+                measured: during,
+                limit: 10.0,
+                unit: " ms",
+            }),
+            ..Target::new(
+                "search median latency, during rebuild / before".to_owned(),
+                during / before,
+                1.5,
+                "x",
+            )
+        },
+    ]
+}

@@ -1,0 +1,24 @@
+-- The public tables of session-search (SPEC §3): the contract hosts write
+-- to with plain SQL. Run by sessions_init(); every statement is idempotent.
+
+CREATE TABLE IF NOT EXISTS sessions(
+  session_key TEXT PRIMARY KEY,
+  agent_id    TEXT NOT NULL,
+  spawned_by  TEXT,
+  created_at  INTEGER NOT NULL,
+  leaf_id     INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS messages(
+  id          INTEGER PRIMARY KEY,
+  session_key TEXT NOT NULL,
+  parent_id   INTEGER,
+  role        TEXT NOT NULL,
+  content     TEXT NOT NULL,
+  created_at  INTEGER NOT NULL,
+  message_id  TEXT
+);
+
+CREATE INDEX IF NOT EXISTS session_search_messages_by_session ON messages(session_key, id);
+CREATE INDEX IF NOT EXISTS session_search_sessions_by_parent ON sessions(spawned_by);
+CREATE INDEX IF NOT EXISTS session_search_sessions_by_agent ON sessions(agent_id);
