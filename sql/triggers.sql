@@ -10,8 +10,18 @@
 -- The triggers call sessions_text(), so a connection without the extension
 -- loaded fails with "no such function" instead of leaving the index stale.
 
+-- A message id is written once: INSERT OR REPLACE would drop the old row
+-- without the delete trigger, leaving its index entry behind.
+CREATE TRIGGER IF NOT EXISTS session_search_message_replace
+BEFORE INSERT ON messages
+WHEN EXISTS (SELECT 1 FROM messages WHERE id = NEW.id) BEGIN
+  SELECT RAISE(ABORT, 'session_search: messages.id exists already; UPDATE a message to change it');
+END;
+
 CREATE TRIGGER IF NOT EXISTS session_search_message_insert
 AFTER INSERT ON messages BEGIN
+  SELECT RAISE(ABORT, 'session_search: messages.created_at must be an integer (unix milliseconds)')
+  WHERE typeof(NEW.created_at) <> 'integer';
   SELECT RAISE(ABORT, 'session_search: messages.session_key names no session; insert the sessions row first')
   WHERE NOT EXISTS (SELECT 1 FROM sessions WHERE session_key = NEW.session_key);
   SELECT RAISE(ABORT, 'session_search: messages.parent_id must name an earlier message of the same session')
@@ -150,6 +160,25 @@ AFTER DELETE ON messages BEGIN
   UPDATE sessions SET leaf_id = (SELECT parent FROM session_search_nodes WHERE id = OLD.id)
   WHERE session_key = OLD.session_key AND leaf_id = OLD.id;
   DELETE FROM session_search_nodes WHERE id = OLD.id;
+END;
+
+-- A new session starts empty. INSERT OR REPLACE drops the old row without
+-- the delete trigger (unless recursive_triggers is on): messages already
+-- stored under the key are kept but leave the index, as the new row's leaf
+-- is NULL.
+CREATE TRIGGER IF NOT EXISTS session_search_session_insert
+AFTER INSERT ON sessions BEGIN
+  SELECT RAISE(ABORT, 'session_search: a new session has no messages, so its leaf_id must be NULL')
+  WHERE NEW.leaf_id IS NOT NULL;
+  SELECT RAISE(ABORT, 'session_search: sessions.created_at must be an integer (unix milliseconds)')
+  WHERE typeof(NEW.created_at) <> 'integer';
+  INSERT INTO session_search_fts(session_search_fts, rowid, text)
+  SELECT 'delete', m.id, sessions_text(m.content)
+  FROM messages m CROSS JOIN session_search_nodes n ON n.id = m.id
+  WHERE m.session_key = NEW.session_key
+    AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
+  UPDATE session_search_nodes SET on_branch = 0, indexed_gen = 0
+  WHERE id IN (SELECT id FROM messages WHERE session_key = NEW.session_key);
 END;
 
 CREATE TRIGGER IF NOT EXISTS session_search_session_delete

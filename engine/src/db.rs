@@ -104,6 +104,11 @@ impl SqlError {
     pub fn is_busy(&self) -> bool {
         self.code & 0xff == 5
     }
+
+    /// The connection or database is read-only (`SQLITE_READONLY`).
+    pub fn is_read_only(&self) -> bool {
+        self.code & 0xff == 8
+    }
 }
 
 impl fmt::Display for SqlError {

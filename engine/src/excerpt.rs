@@ -96,33 +96,34 @@ fn cut(
     window_text(&chars, match_start..match_end, max_chars.max(1))
 }
 
-/// At most `max` of `chars` around `m`, with an ellipsis on each cut side.
+/// At most `max` of `chars` around `m`, with an ellipsis on each cut side
+/// when the budget leaves room for text besides them.
 fn window_text(chars: &[char], m: Range<usize>, max: usize) -> String {
     if chars.len() <= max {
         return chars.iter().collect();
     }
-    let context = max.saturating_sub(m.len()) / 3;
-    let mut start = m.start.saturating_sub(context);
-    let mut end = (start + max).min(chars.len());
-    start = end.saturating_sub(max);
-    let lead = start > 0;
-    let trail = end < chars.len();
-    if lead {
-        start += 1;
+    let marks = max >= 5;
+    let budget = if marks { max - 2 } else { max };
+    let context = budget.saturating_sub(m.len()) / 3;
+    let mut end = (m.start.saturating_sub(context) + budget).min(chars.len());
+    let mut start = end.saturating_sub(budget);
+    // A side that is not cut needs no ellipsis: its slot goes to text.
+    if marks && end == chars.len() {
+        start = start.saturating_sub(1);
+    } else if marks && start == 0 {
+        end = (end + 1).min(chars.len());
     }
-    if trail {
-        end -= 1;
-    }
-    let end = end.max(start);
+    let lead = marks && start > 0;
+    let trail = marks && end < chars.len();
     let mut out = String::new();
     if lead {
         out.push(ELLIPSIS);
     }
-    out.extend(&chars[start..end]);
+    out.extend(&chars[start..end.max(start)]);
     if trail {
         out.push(ELLIPSIS);
     }
-    out.trim_matches(' ').to_owned()
+    out
 }
 
 #[cfg(test)]
@@ -186,6 +187,16 @@ mod tests {
             excerpt(text, &[m, other], &redactor(), 300).unwrap(),
             "PASSWORD=[REDACTED] and nothing else"
         );
+    }
+
+    #[test]
+    fn tiny_budgets_show_text_not_ellipses() {
+        let text = format!("{} needle {}", "x ".repeat(50), "y ".repeat(50));
+        for max in 1..8 {
+            let out = excerpt(&text, &[span(&text, "needle")], &redactor(), max).unwrap();
+            assert!(out.chars().count() <= max, "{max}: {out:?}");
+            assert!(out.starts_with('n') || out.contains("ne"), "{max}: {out:?}");
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use crate::content::history_text;
 use crate::db::{Connection, Value};
 use crate::error::{Error, Result};
-use crate::redact::Redactor;
+use crate::redact::{Redactor, REDACTION_WINDOW};
 use crate::scope::{self, Visibility};
 use crate::search::bounded;
 use crate::store;
@@ -161,66 +161,103 @@ pub fn history(
         .collect();
     path.reverse();
 
-    let window = match &options.around {
-        None => path.len().saturating_sub(limit as usize)..path.len(),
+    // The anchor is the message the window is about: `around`, or the
+    // newest. Cuts (for `limit`, then `maxBytes`) remove the message
+    // farthest from it first, so the anchor always stays.
+    let (anchor, mut window) = match &options.around {
+        None => {
+            let end = path.len();
+            (
+                end.saturating_sub(1),
+                end.saturating_sub(limit as usize)..end,
+            )
+        }
         Some(around) => {
             let centre = find(db, session_key, around, &path)?;
             let start = centre.saturating_sub(before as usize);
             let end = (centre + 1 + after as usize).min(path.len());
-            start..end.min(start + limit as usize)
+            (centre, start..end)
         }
     };
-    let ids = Value::Text(serde_json::to_string(&path[window.clone()]).unwrap_or_default());
-    let mut rows = db.query(MESSAGES_SQL, &[ids])?;
-    rows.sort_by_key(|row| {
-        path[window.clone()]
-            .iter()
-            .position(|id| Some(*id) == row[0].as_i64())
-    });
-
-    let mut truncated = false;
-    let mut messages = Vec::new();
-    let mut used = 2;
-    for row in rows {
-        let (Some(id), Some(role), Some(timestamp)) =
-            (row[0].as_i64(), row[2].as_str(), row[3].as_i64())
-        else {
-            continue;
-        };
-        let content = match &row[4] {
-            Value::Text(t) => t.as_bytes().to_vec(),
-            Value::Blob(b) => b.clone(),
-            _ => Vec::new(),
-        };
-        let text = redactor.redact(&history_text(role, &content));
-        let (text, cut) = shorten(&text, max_chars as usize);
-        truncated |= cut;
-        let message = HistoryMessage {
-            id,
-            message_id: row[1]
-                .as_str()
-                .map_or_else(|| id.to_string(), str::to_owned),
-            role: role.to_owned(),
-            timestamp,
-            text,
-        };
-        let size =
-            serde_json::to_string(&message).map_or(usize::MAX, |j| j.len()) + usize::from(used > 2);
-        if used + size > max_bytes as usize {
-            truncated = true;
-            break;
-        }
-        used += size;
-        messages.push(message);
+    while window.len() > limit as usize {
+        shrink_away_from(&mut window, anchor);
     }
-    let shown_end = window.start + messages.len();
+    let ids = Value::Text(serde_json::to_string(&path[window.clone()]).unwrap_or_default());
+    let rows = db.query(MESSAGES_SQL, &[ids])?;
+    let mut truncated = false;
+    let mut messages: Vec<HistoryMessage> = path[window.clone()]
+        .iter()
+        .filter_map(|id| rows.iter().find(|row| row[0].as_i64() == Some(*id)))
+        .filter_map(|row| message(row, &redactor, max_chars as usize))
+        .map(|(message, cut)| {
+            truncated |= cut;
+            message
+        })
+        .collect();
+    let size = |m: &HistoryMessage| serde_json::to_string(m).map_or(usize::MAX, |j| j.len() + 1);
+    while !messages.is_empty() && 1 + messages.iter().map(size).sum::<usize>() > max_bytes as usize
+    {
+        if shrink_away_from(&mut window, anchor) {
+            messages.remove(0);
+        } else {
+            messages.pop();
+        }
+        truncated = true;
+    }
     Ok(HistoryResponse {
         session_key: session_key.to_owned(),
         before: window.start,
-        after: path.len() - shown_end,
+        after: path.len() - window.end,
         messages,
         truncated,
     })
+}
+
+/// Drops one message from whichever end of `window` is farther from
+/// `anchor` (the older end on a tie); returns whether it was the older end.
+fn shrink_away_from(window: &mut std::ops::Range<usize>, anchor: usize) -> bool {
+    let older = anchor - window.start >= window.end - 1 - anchor;
+    if older {
+        window.start += 1;
+    } else {
+        window.end -= 1;
+    }
+    older
+}
+
+/// One history message from a row of `history_messages.sql`: summarised,
+/// redacted, then cut to `max_chars`. A text longer than what is shown is
+/// redacted only up to well past the cut, which no secret pattern spans.
+/// Also says whether the text was cut.
+fn message(row: &[Value], redactor: &Redactor, max_chars: usize) -> Option<(HistoryMessage, bool)> {
+    let (id, role, timestamp) = (row[0].as_i64()?, row[2].as_str()?, row[3].as_i64()?);
+    let content = match &row[4] {
+        Value::Text(t) => t.as_bytes(),
+        Value::Blob(b) => b,
+        _ => &[],
+    };
+    let full = history_text(role, content);
+    let mut end = full.len().min(max_chars * 4 + REDACTION_WINDOW);
+    while !full.is_char_boundary(end) {
+        end -= 1;
+    }
+    let (text, cut) = shorten(&redactor.redact(&full[..end]), max_chars);
+    let cut = cut || end < full.len();
+    let text = if cut && !text.ends_with('…') {
+        format!("{text}…")
+    } else {
+        text
+    };
+    let message = HistoryMessage {
+        id,
+        message_id: row[1]
+            .as_str()
+            .map_or_else(|| id.to_string(), str::to_owned),
+        role: role.to_owned(),
+        timestamp,
+        text,
+    };
+    Some((message, cut))
 }
 
 /// The position of `around` on the active branch.
@@ -248,7 +285,7 @@ fn find(
         .find_map(|id| path.iter().position(|p| *p == id))
         .ok_or_else(|| {
             invalid(format!(
-                "message {around:?} is not on the active branch of session {session_key:?}"
+                "message {around} is not on the active branch of session {session_key:?}"
             ))
         })
 }

@@ -179,6 +179,10 @@ fn check_columns(db: &dyn Connection) -> Result<()> {
             .into_iter()
             .filter_map(|row| row[0].as_str().map(str::to_owned))
             .collect();
+        // A table that does not exist yet is created whole.
+        if present.is_empty() {
+            continue;
+        }
         if let Some(missing) = columns.iter().find(|c| !present.iter().any(|p| p == *c)) {
             return Err(Error::Schema(format!(
                 "sessions_init: table {table} has no column {missing}; add it (see the schema in the README) and run sessions_init() again"
@@ -208,9 +212,9 @@ pub fn init(db: &dyn Connection) -> Result<Status> {
             )));
         }
         if version < 1 {
+            check_columns(db)?;
             db.execute_batch(PUBLIC_TABLES_SQL)?;
             db.execute_batch(SCHEMA_SQL)?;
-            check_columns(db)?;
             db.execute_batch(ADOPT_SQL)?;
             set_meta(db, "schema_version", SCHEMA_VERSION.into())?;
             set_meta(db, "tokenizer_version", i64::from(TOKENIZER_VERSION).into())?;
@@ -311,8 +315,12 @@ pub(crate) fn catch_up(db: &dyn Connection, max_rows: i64) -> Result<bool> {
     if current && !has_pending(db)? {
         return Ok(false);
     }
-    reconcile_slice(db, max_rows)?;
-    has_pending(db)
+    match reconcile_slice(db, max_rows) {
+        // A read-only connection cannot help: the backlog is reported.
+        Err(Error::Sql(e)) if e.is_read_only() => Ok(true),
+        Err(e) => Err(e),
+        Ok(_) => Ok(!current || has_pending(db)?),
+    }
 }
 
 /// One slice for a background worker: like [`catch_up`], but idle in
@@ -403,6 +411,7 @@ fn read_status(db: &dyn Connection, check_integrity: bool) -> Result<Status> {
             "INSERT INTO session_search_fts(session_search_fts) VALUES('integrity-check')",
         ) {
             Ok(()) => "ok".to_owned(),
+            Err(e) if e.is_read_only() => "not checked: read-only connection".to_owned(),
             Err(e) => e.message,
         }
     });

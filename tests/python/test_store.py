@@ -1,0 +1,1083 @@
+"""The transcript store, search and history from Python's sqlite3 module.
+
+The same scenarios as tests/shell/10_store.sql and 11_search.sql (init,
+plain-SQL writes, content blocks, branches, deletes, atomicity, the errors
+the triggers raise, deferred indexing, adoption, every search option, hostile
+queries, history windows), plus what only a host program can do: a writer
+killed with SIGKILL in the middle of a large transaction, several
+connections, and bad input bound as parameters.
+
+Run with the system Python, whose sqlite3 can load extensions:
+
+    /usr/bin/python3 -m unittest discover -s tests/python -v
+
+Needs dist/session_search.so (make build).
+"""
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EXTENSION = os.path.join(ROOT, "dist", "session_search")
+FAKE_KEY = "sk-proj-Zt8qLm3Rv9XwB2nK7pQd4Hs6Yj1Fc5Ga0Ue8Wi3Oy7Tr2Mb9Nx4Lk6Jh1"
+
+
+def connect(path=":memory:", uri=False):
+    """A connection in autocommit mode (transactions are explicit BEGIN /
+    COMMIT) with the extension loaded."""
+    conn = sqlite3.connect(path, isolation_level=None, uri=uri)
+    conn.enable_load_extension(True)
+    conn.load_extension(EXTENSION)
+    conn.enable_load_extension(False)
+    return conn
+
+
+def store(path=":memory:"):
+    conn = connect(path)
+    conn.execute("SELECT sessions_init()")
+    return conn
+
+
+def value(conn, sql, params=()):
+    return conn.execute(sql, params).fetchone()[0]
+
+
+def status(conn):
+    return json.loads(value(conn, "SELECT sessions_status()"))
+
+
+def session(conn, key, agent="main", spawned_by=None, created_at=1):
+    conn.execute(
+        "INSERT INTO sessions(session_key, agent_id, spawned_by, created_at) VALUES (?, ?, ?, ?)",
+        (key, agent, spawned_by, created_at),
+    )
+
+
+def say(conn, key, role, content, created_at, parent_id=None, message_id=None, id=None):
+    """Inserts a message with plain SQL; returns messages.id."""
+    cur = conn.execute(
+        "INSERT INTO messages(id, session_key, parent_id, role, content, created_at, message_id)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (id, key, parent_id, role, content, created_at, message_id),
+    )
+    return cur.lastrowid
+
+
+def leaf(conn, key):
+    return value(conn, "SELECT leaf_id FROM sessions WHERE session_key = ?", (key,))
+
+
+def rewind(conn, key, leaf_id):
+    conn.execute("UPDATE sessions SET leaf_id = ? WHERE session_key = ?", (leaf_id, key))
+
+
+def search(conn, query, caller, **options):
+    options = {"caller": caller, **options}
+    return json.loads(value(conn, "SELECT sessions_search(?, ?)", (query, json.dumps(options))))
+
+
+def found(conn, query, caller, **options):
+    """The ids of the messages a search returns, sorted."""
+    return sorted(hit["id"] for hit in search(conn, query, caller, **options)["results"])
+
+
+def history(conn, key, caller, **options):
+    options = {"caller": caller, **options}
+    return json.loads(value(conn, "SELECT sessions_history(?, ?)", (key, json.dumps(options))))
+
+
+def shown(conn, key, caller, **options):
+    """(messageIds, before, after) of a history window."""
+    h = history(conn, key, caller, **options)
+    return [m["messageId"] for m in h["messages"]], h["before"], h["after"]
+
+
+class StoreTestCase(unittest.TestCase):
+    def assertConsistent(self, conn):
+        """Integrity ok, and the counts of status agree with the tables."""
+        s = status(conn)
+        self.assertEqual(s["integrity"], "ok")
+        self.assertEqual(s["messages"], value(conn, "SELECT count(*) FROM messages"))
+        self.assertEqual(value(conn, "PRAGMA integrity_check"), "ok")
+        return s
+
+    def assertError(self, conn, sql, params, *fragments):
+        with self.assertRaises(sqlite3.Error) as ctx:
+            conn.execute(sql, params).fetchall()
+        for fragment in fragments:
+            self.assertIn(fragment, str(ctx.exception))
+        return str(ctx.exception)
+
+
+class InitTest(StoreTestCase):
+    def test_init_is_idempotent(self):
+        conn = connect()
+        first = json.loads(value(conn, "SELECT sessions_init()"))
+        schema = conn.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall()
+        second = json.loads(value(conn, "SELECT sessions_init()"))
+        self.assertEqual(first, second)
+        self.assertEqual(
+            first,
+            {"schema_version": 1, "tokenizer_version": 2, "messages": 0, "indexed": 0,
+             "pending": 0, "indexing": "immediate"},
+        )
+        self.assertEqual(schema, conn.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall())
+        names = {row[1] for row in schema}
+        self.assertTrue({"sessions", "messages", "session_search_fts", "session_search_nodes"} <= names)
+
+    def test_init_after_writes_keeps_them(self):
+        conn = store()
+        session(conn, "a")
+        say(conn, "a", "user", "kept across init", 2)
+        conn.execute("SELECT sessions_init()")
+        self.assertEqual(found(conn, "kept", "a"), [1])
+        self.assertConsistent(conn)
+
+    def test_functions_refuse_to_run_before_init(self):
+        conn = connect()
+        for sql in (
+            "SELECT sessions_status()",
+            "SELECT sessions_reconcile(10)",
+            "SELECT sessions_set_indexing('deferred')",
+            """SELECT sessions_search('x', '{"caller":"a"}')""",
+            """SELECT sessions_history('a', '{"caller":"a"}')""",
+        ):
+            name = sql.split("(")[0].split()[-1]
+            self.assertError(conn, sql, (), name, "run SELECT sessions_init() first")
+
+    def test_newer_schema_version_is_refused(self):
+        conn = store()
+        conn.execute("UPDATE session_search_meta SET value = 2 WHERE key = 'schema_version'")
+        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 2", "upgrade")
+
+    def test_missing_column_is_named_and_nothing_is_created(self):
+        conn = connect()
+        conn.execute("CREATE TABLE messages(id INTEGER PRIMARY KEY, session_key TEXT NOT NULL, parent_id INTEGER,"
+                     " role TEXT NOT NULL, content TEXT NOT NULL, created_at INTEGER NOT NULL)")
+        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init: table messages has no column message_id")
+        self.assertEqual([r[0] for r in conn.execute("SELECT name FROM sqlite_master ORDER BY name")], ["messages"])
+
+    def test_missing_indexed_column_is_named_with_its_table(self):
+        conn = connect()
+        conn.execute("CREATE TABLE sessions(session_key TEXT PRIMARY KEY, agent_id TEXT NOT NULL,"
+                     " created_at INTEGER NOT NULL, leaf_id INTEGER)")
+        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init: table sessions has no column spawned_by")
+
+    def test_connection_without_the_extension_cannot_write(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "agent.db")
+            conn = store(path)
+            session(conn, "a")
+            say(conn, "a", "user", "before the plain connection", 2)
+            plain = sqlite3.connect(path, isolation_level=None)
+            for sql in (
+                "INSERT INTO messages(session_key, role, content, created_at) VALUES ('a', 'user', 'stale', 3)",
+                "UPDATE sessions SET leaf_id = NULL",
+                "DELETE FROM messages",
+                "UPDATE messages SET content = 'stale'",
+            ):
+                with self.assertRaises(sqlite3.OperationalError) as ctx:
+                    plain.execute(sql)
+                # The README names "no such function: sessions_text"; FTS5
+                # reports its tokenizer first.
+                self.assertRegex(str(ctx.exception), "no such (function: sessions_text|tokenizer: sessions)")
+            plain.close()
+            self.assertEqual(found(conn, "plain", "a"), [1])
+            self.assertEqual(found(conn, "stale", "a"), [])
+            self.assertConsistent(conn)
+
+    def test_indexing_mode_is_stored_in_the_database(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "agent.db")
+            conn = store(path)
+            self.assertEqual(value(conn, "SELECT sessions_set_indexing('deferred')"), "immediate")
+            conn.close()
+            other = connect(path)
+            self.assertEqual(status(other)["indexing"], "deferred")
+            self.assertEqual(value(other, "SELECT sessions_set_indexing('immediate')"), "deferred")
+
+
+class ContentTest(StoreTestCase):
+    def setUp(self):
+        self.conn = store()
+        session(self.conn, "b")
+
+    def test_only_text_blocks_of_user_and_assistant_are_searchable(self):
+        conn = self.conn
+        blocks = [
+            ("user", [{"type": "input_text", "text": "hotel question"},
+                      {"type": "image", "source": {"type": "base64", "data": "imagekilo"}}]),
+            ("assistant", [{"type": "thinking", "thinking": "thinkingmike"},
+                           {"type": "text", "text": "india answer"},
+                           {"type": "tool_use", "id": "t1", "name": "bash", "input": {"command": "tooluseoscar"}}]),
+            ("user", [{"type": "tool_result", "tool_use_id": "t1",
+                       "content": [{"type": "text", "text": "resultpapa"}]}]),
+            ("assistant", [{"type": "reasoning", "text": "reasoningsierra"},
+                           {"type": "output_text", "text": "juliet done"},
+                           {"type": "toolCall", "name": "read", "arguments": {"path": "toolcalltango"}}]),
+        ]
+        ids = [say(conn, "b", role, json.dumps(content), 10 + i) for i, (role, content) in enumerate(blocks)]
+        tool = say(conn, "b", "tool", "toolrolequebec output", 20)
+        system = say(conn, "b", "system", "systemromeo prompt", 21)
+        tool_blocks = say(conn, "b", "tool", json.dumps([{"type": "text", "text": "toolblockvictor"}]), 22)
+        self.assertEqual(found(conn, "hotel", "b"), [ids[0]])
+        self.assertEqual(found(conn, "india", "b"), [ids[1]])
+        self.assertEqual(found(conn, "juliet", "b"), [ids[3]])
+        for hidden in ("imagekilo", "thinkingmike", "tooluseoscar", "resultpapa", "reasoningsierra",
+                       "toolcalltango", "toolrolequebec", "systemromeo", "toolblockvictor", "bash", "t1",
+                       "base64", "type"):
+            self.assertEqual(found(conn, hidden, "b"), [], hidden)
+        texts = [m["text"] for m in history(conn, "b", "b")["messages"]]
+        self.assertEqual(texts, [
+            "hotel question\n[image]",
+            "[reasoning]\nindia answer\n[tool call: bash]",
+            "[tool result]",
+            "[reasoning]\njuliet done\n[tool call: read]",
+            "[tool result: 21 characters]",
+            "[system message: 18 characters]",
+            f"[tool result: {len(json.dumps([{'type': 'text', 'text': 'toolblockvictor'}]))} characters]",
+        ])
+        self.assertEqual(value(conn, "SELECT count(*) FROM messages WHERE id IN (?, ?, ?)", (tool, system, tool_blocks)), 3)
+        s = self.assertConsistent(conn)
+        # The tool_result-only user message is indexed, with no text.
+        self.assertEqual((s["messages"], s["indexed"], s["pending"]), (7, 4, 0))
+
+    def test_malformed_or_foreign_json_stays_plain_text(self):
+        conn = self.conn
+        contents = [
+            '[{"type":"text","text":"unclosed alpha',
+            '[1, 2, "bravo"]',
+            '{"type":"text","text":"charlie object"}',
+            '[{"text":"delta without type"}]',
+            '[{"type":"text","text":"echo"}] trailing',
+        ]
+        ids = [say(conn, "b", "user", c, i) for i, c in enumerate(contents)]
+        for word, id_ in zip(("alpha", "bravo", "charlie", "delta", "echo"), ids):
+            self.assertEqual(found(conn, word, "b"), [id_], word)
+        self.assertEqual([m["text"] for m in history(conn, "b", "b")["messages"]], contents)
+        for c in contents:
+            self.assertEqual(value(conn, "SELECT sessions_text(?)", (c,)), c)
+        self.assertConsistent(conn)
+
+    def test_editing_content_or_role_reindexes(self):
+        conn = self.conn
+        m = say(conn, "b", "user", "original words", 1)
+        conn.execute("UPDATE messages SET content = 'edited words' WHERE id = ?", (m,))
+        self.assertEqual(found(conn, "original", "b"), [])
+        self.assertEqual(found(conn, "edited", "b"), [m])
+        conn.execute("UPDATE messages SET role = 'tool' WHERE id = ?", (m,))
+        self.assertEqual(found(conn, "edited", "b"), [])
+        conn.execute("UPDATE messages SET role = 'assistant', content = ? WHERE id = ?",
+                     (json.dumps([{"type": "text", "text": "blocks now"}]), m))
+        self.assertEqual(found(conn, "blocks", "b"), [m])
+        self.assertConsistent(conn)
+
+
+class BranchTest(StoreTestCase):
+    """Rewinds and branches, as in tests/shell/10_store.sql."""
+
+    WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "lima")
+
+    def setUp(self):
+        self.conn = store()
+        session(self.conn, "a")
+        for i, (role, word) in enumerate(zip(("user", "assistant", "user", "assistant"), self.WORDS), 1):
+            say(self.conn, "a", role, f"{word} words", 1000 + i)
+
+    def found_words(self):
+        return {w: found(self.conn, w, "a") for w in self.WORDS if found(self.conn, w, "a")}
+
+    def branch(self):
+        return [m["id"] for m in history(self.conn, "a", "a")["messages"]]
+
+    def test_rewind_branch_switch_back_and_fork(self):
+        conn = self.conn
+        self.assertEqual(leaf(conn, "a"), 4)
+        self.assertEqual(found(conn, "words", "a"), [1, 2, 3, 4])
+        rewind(conn, "a", 2)
+        self.assertEqual(self.found_words(), {"alpha": [1], "bravo": [2]})
+        # A new message after the rewind starts a branch after message 2.
+        self.assertEqual(say(conn, "a", "user", "echo words", 1005), 5)
+        self.assertEqual(self.branch(), [1, 2, 5])
+        self.assertEqual(found(conn, "words", "a"), [1, 2, 5])
+        # Switch back.
+        rewind(conn, "a", 4)
+        self.assertEqual(self.branch(), [1, 2, 3, 4])
+        self.assertEqual(found(conn, "echo", "a"), [])
+        # Branch from the middle.
+        self.assertEqual(say(conn, "a", "assistant", "foxtrot words", 1006, parent_id=1), 6)
+        self.assertEqual(leaf(conn, "a"), 6)
+        self.assertEqual(self.found_words(), {"alpha": [1], "foxtrot": [6]})
+        # A parent off the branch switches to it and extends it.
+        self.assertEqual(say(conn, "a", "user", "lima words", 1007, parent_id=5), 7)
+        self.assertEqual(self.branch(), [1, 2, 5, 7])
+        self.assertEqual(self.found_words(), {"alpha": [1], "bravo": [2], "echo": [5], "lima": [7]})
+        # Rewind to empty, then a new root.
+        rewind(conn, "a", None)
+        self.assertEqual(self.found_words(), {})
+        self.assertEqual(history(conn, "a", "a")["messages"], [])
+        self.assertEqual(say(conn, "a", "user", "golf words", 1008), 8)
+        self.assertIsNone(value(conn, "SELECT parent_id FROM messages WHERE id = 8"))
+        self.assertEqual(self.found_words(), {"golf": [8]})
+        rewind(conn, "a", 4)
+        self.assertEqual(self.found_words(), {"alpha": [1], "bravo": [2], "charlie": [3], "delta": [4]})
+        s = self.assertConsistent(conn)
+        self.assertEqual((s["messages"], s["indexed"], s["pending"]), (8, 4, 0))
+
+    def test_a_switch_inside_a_transaction_is_visible_there_and_rolled_back(self):
+        conn = self.conn
+        conn.execute("BEGIN")
+        rewind(conn, "a", 1)
+        self.assertEqual(found(conn, "words", "a"), [1])
+        say(conn, "a", "user", "echo words", 1005)
+        self.assertEqual(found(conn, "words", "a"), [1, 5])
+        conn.execute("ROLLBACK")
+        self.assertEqual(leaf(conn, "a"), 4)
+        self.assertEqual(found(conn, "words", "a"), [1, 2, 3, 4])
+        self.assertConsistent(conn)
+
+    def test_rewinding_a_long_session_back_and_forth(self):
+        conn = self.conn
+        conn.execute("BEGIN")
+        for i in range(5, 2001):
+            say(conn, "a", "user" if i % 2 else "assistant", f"message number{i}", 1000 + i)
+        conn.execute("COMMIT")
+        for target in (1000, 10, 1999, 5, 2000):
+            rewind(conn, "a", target)
+            self.assertEqual(found(conn, f"number{target}", "a"), [target])
+            if target < 2000:
+                self.assertEqual(found(conn, f"number{target + 1}", "a"), [])
+            self.assertEqual(status(conn)["indexed"], target)
+        self.assertConsistent(conn)
+
+    def test_delete_message_leaf_and_session(self):
+        conn = self.conn
+        rewind(conn, "a", 2)
+        say(conn, "a", "user", "echo words", 1005)  # 5, after 2
+        conn.execute("DELETE FROM messages WHERE id = 2")
+        self.assertEqual(self.branch(), [1, 5])
+        self.assertEqual(found(conn, "bravo", "a"), [])
+        conn.execute("DELETE FROM messages WHERE id = 5")
+        self.assertEqual(leaf(conn, "a"), 1)
+        rewind(conn, "a", 4)  # 3 now hangs from 1
+        self.assertEqual(self.branch(), [1, 3, 4])
+        self.assertEqual(found(conn, "words", "a"), [1, 3, 4])
+        self.assertConsistent(conn)
+        session(conn, "other")
+        other = say(conn, "other", "user", "other words", 5000)
+        conn.execute("DELETE FROM sessions WHERE session_key = 'a'")
+        self.assertEqual(value(conn, "SELECT count(*) FROM messages WHERE session_key = 'a'"), 0)
+        self.assertEqual(found(conn, "words", "other"), [other])
+        s = self.assertConsistent(conn)
+        self.assertEqual((s["messages"], s["indexed"]), (1, 1))
+
+    def test_rolled_back_insert_leaves_no_row_and_no_index_entry(self):
+        conn = self.conn
+        conn.execute("BEGIN")
+        m = say(conn, "a", "user", "victor inside", 3001)
+        self.assertEqual(found(conn, "victor", "a"), [m])
+        conn.execute("ROLLBACK")
+        self.assertEqual(value(conn, "SELECT count(*) FROM messages WHERE id = ?", (m,)), 0)
+        self.assertEqual(found(conn, "victor", "a"), [])
+        self.assertEqual(leaf(conn, "a"), 4)
+        # The id is free again and the new message is a different one.
+        self.assertEqual(say(conn, "a", "user", "whiskey after", 3002), m)
+        self.assertEqual(found(conn, "victor", "a"), [])
+        self.assertEqual(found(conn, "whiskey", "a"), [m])
+        self.assertConsistent(conn)
+
+    def test_errors_leave_everything_unchanged(self):
+        conn = self.conn
+        session(conn, "c", agent="other")
+        say(conn, "c", "user", "in c", 4001, id=31)
+        before = conn.execute("SELECT * FROM messages ORDER BY id").fetchall()
+        sessions_before = conn.execute("SELECT * FROM sessions ORDER BY session_key").fetchall()
+        insert = "INSERT INTO messages(id, session_key, parent_id, role, content, created_at) VALUES (?, ?, ?, ?, ?, ?)"
+        self.assertError(conn, insert, (None, "nobody", None, "user", "xray", 1), "names no session")
+        self.assertError(conn, insert, (None, "a", 31, "user", "xray", 1), "parent_id must name")
+        self.assertError(conn, insert, (40, "a", 40, "user", "xray", 1), "parent_id must name")
+        self.assertError(conn, insert, (None, "a", 999, "user", "xray", 1), "parent_id must name")
+        self.assertError(conn, "UPDATE sessions SET leaf_id = 31 WHERE session_key = 'a'", (), "leaf_id must be NULL or name")
+        self.assertError(conn, "UPDATE sessions SET leaf_id = 999 WHERE session_key = 'a'", (), "leaf_id must be NULL or name")
+        for sql in (
+            "UPDATE messages SET parent_id = 1 WHERE id = 4",
+            "UPDATE messages SET session_key = 'c' WHERE id = 4",
+            "UPDATE messages SET id = 41 WHERE id = 4",
+        ):
+            self.assertError(conn, sql, (), "cannot change")
+        self.assertError(conn, "UPDATE sessions SET session_key = 'renamed' WHERE session_key = 'c'", (), "cannot change")
+        # Inside a transaction, the failed statement alone is undone.
+        conn.execute("BEGIN")
+        say(conn, "a", "user", "yankee kept", 4100)
+        self.assertError(conn, insert, (None, "nobody", None, "user", "xray", 1), "names no session")
+        conn.execute("COMMIT")
+        self.assertEqual(found(conn, "yankee", "a"), [32])
+        conn.execute("DELETE FROM messages WHERE id = 32")
+        self.assertEqual(before, conn.execute("SELECT * FROM messages ORDER BY id").fetchall())
+        self.assertEqual(sessions_before, conn.execute("SELECT * FROM sessions ORDER BY session_key").fetchall())
+        self.assertEqual(found(conn, "xray", "a", visibility="all"), [])
+        self.assertConsistent(conn)
+
+
+class DeferredTest(StoreTestCase):
+    def test_reconcile_in_slices_with_progress(self):
+        conn = store()
+        session(conn, "d")
+        self.assertEqual(value(conn, "SELECT sessions_set_indexing('deferred')"), "immediate")
+        conn.execute("BEGIN")
+        for i in range(1, 11):
+            say(conn, "d", "user" if i % 2 else "assistant", f"yankee number {i}", i)
+        say(conn, "d", "tool", "yankee tool", 11)
+        conn.execute("COMMIT")
+        s = self.assertConsistent(conn)
+        self.assertEqual((s["messages"], s["indexed"], s["pending"], s["indexing"]), (11, 0, 10, "deferred"))
+        progress = [json.loads(value(conn, "SELECT sessions_reconcile(4)")) for _ in range(4)]
+        self.assertEqual(progress, [
+            {"indexed": 4, "pending": 6, "done": False},
+            {"indexed": 4, "pending": 2, "done": False},
+            {"indexed": 2, "pending": 0, "done": True},
+            {"indexed": 0, "pending": 0, "done": True},
+        ])
+        self.assertEqual(len(found(conn, "yankee", "d")), 10)
+        # Rewinds in deferred mode remove at once and queue what joins.
+        rewind(conn, "d", 3)
+        self.assertEqual(status(conn)["indexed"], 3)
+        self.assertEqual(found(conn, "yankee", "d"), [1, 2, 3])
+        rewind(conn, "d", 11)
+        self.assertEqual(status(conn)["pending"], 7)
+        self.assertEqual(json.loads(value(conn, "SELECT sessions_reconcile(100)")),
+                         {"indexed": 7, "pending": 0, "done": True})
+        self.assertEqual(value(conn, "SELECT sessions_set_indexing('immediate')"), "deferred")
+        self.assertConsistent(conn)
+
+    def test_bad_arguments(self):
+        conn = store()
+        for arg in (0, -1, None, "many", 1.5, b"\x01"):
+            self.assertError(conn, "SELECT sessions_reconcile(?)", (arg,), "sessions_reconcile", "max_rows")
+        for arg in ("later", None, 1, b"deferred", "DEFERRED"):
+            self.assertError(conn, "SELECT sessions_set_indexing(?)", (arg,), "sessions_set_indexing", "mode")
+        self.assertEqual(status(conn)["indexing"], "immediate")
+
+
+class AdoptionTest(StoreTestCase):
+    def test_plain_sql_database_is_adopted_as_backlog(self):
+        conn = connect()
+        conn.executescript("""
+            CREATE TABLE sessions(session_key TEXT PRIMARY KEY, agent_id TEXT NOT NULL, spawned_by TEXT,
+                                  created_at INTEGER NOT NULL, leaf_id INTEGER);
+            CREATE TABLE messages(id INTEGER PRIMARY KEY, session_key TEXT NOT NULL, parent_id INTEGER,
+                                  role TEXT NOT NULL, content TEXT NOT NULL, created_at INTEGER NOT NULL,
+                                  message_id TEXT);
+        """)
+        conn.executemany("INSERT INTO sessions VALUES (?, ?, ?, ?, ?)", [
+            ("old:1", "main", None, 100, None),
+            ("old:2", "main", "old:1", 200, 12),
+            ("old:3", "main", None, 300, None),
+        ])
+        conn.executemany("INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?)", [
+            (1, "old:1", None, "user", "legacy zulu question", 101, "u1"),
+            (2, "old:1", None, "assistant", json.dumps([{"type": "text", "text": "legacy zulu answer"},
+                                                        {"type": "tool_use", "name": "grep", "input": {}}]), 102, "a1"),
+            (3, "old:1", None, "tool", "legacy zulu tool output", 103, None),
+            (10, "old:2", None, "user", "legacy amber root", 201, None),
+            (11, "old:2", 10, "assistant", "legacy bronze abandoned", 202, None),
+            (12, "old:2", 10, "assistant", "legacy copper kept", 203, None),
+        ])
+        init = json.loads(value(conn, "SELECT sessions_init()"))
+        self.assertEqual((init["messages"], init["indexed"], init["pending"]), (6, 0, 4))
+        self.assertNotIn("integrity", init)
+        self.assertEqual(conn.execute("SELECT session_key, leaf_id FROM sessions ORDER BY 1").fetchall(),
+                         [("old:1", 3), ("old:2", 12), ("old:3", None)])
+        s = self.assertConsistent(conn)
+        self.assertEqual(s["pending"], 4)
+        self.assertEqual(json.loads(value(conn, "SELECT sessions_reconcile(3)")),
+                         {"indexed": 3, "pending": 1, "done": False})
+        self.assertEqual(json.loads(value(conn, "SELECT sessions_reconcile(3)")),
+                         {"indexed": 1, "pending": 0, "done": True})
+        self.assertEqual(found(conn, "legacy", "old:1", visibility="all"), [1, 2, 10, 12])
+        self.assertEqual(found(conn, "bronze", "old:1", visibility="all"), [])
+        self.assertEqual(shown(conn, "old:2", "old:1"), (["10", "12"], 0, 0))
+        self.assertEqual(say(conn, "old:1", "user", "legacy follow up", 104), 13)
+        self.assertEqual(shown(conn, "old:1", "old:1"), (["u1", "a1", "3", "13"], 0, 0))
+        self.assertConsistent(conn)
+
+    def test_search_alone_converges_an_adopted_backlog(self):
+        conn = connect()
+        conn.execute("CREATE TABLE sessions(session_key TEXT PRIMARY KEY, agent_id TEXT NOT NULL,"
+                     " spawned_by TEXT, created_at INTEGER NOT NULL, leaf_id INTEGER)")
+        conn.execute("CREATE TABLE messages(id INTEGER PRIMARY KEY, session_key TEXT NOT NULL, parent_id INTEGER,"
+                     " role TEXT NOT NULL, content TEXT NOT NULL, created_at INTEGER NOT NULL, message_id TEXT)")
+        conn.execute("INSERT INTO sessions VALUES ('s', 'main', NULL, 1, NULL)")
+        conn.executemany("INSERT INTO messages(session_key, role, content, created_at) VALUES ('s', 'user', ?, ?)",
+                         [(f"old row {i}", i) for i in range(1, 501)])
+        conn.execute("SELECT sessions_init()")
+        flags = []
+        for _ in range(4):
+            answer = search(conn, "old", "s", limit=1)
+            flags.append(answer.get("indexing", False))
+            if answer.get("indexing"):
+                self.assertIn("warning", answer)
+        self.assertEqual(flags, [True, True, False, False])
+        self.assertEqual(status(conn)["pending"], 0)
+        self.assertEqual(found(conn, '"row 1"', "s"), [1])
+
+
+class SearchTest(StoreTestCase):
+    """The options of sessions_search, as in tests/shell/11_search.sql."""
+
+    @classmethod
+    def setUpClass(cls):
+        conn = cls.conn = store()
+        for key, agent, parent in (
+            ("agent:main:cli:1", "main", None),
+            ("agent:main:sub:1", "main", "agent:main:cli:1"),
+            ("agent:main:sub:2", "main", "agent:main:sub:1"),
+            ("agent:main:cli:2", "main", None),
+            ("agent:ops:sub:9", "ops", "agent:main:cli:1"),
+            ("agent:ops:cli:1", "ops", None),
+        ):
+            session(conn, key, agent, parent)
+        for id_, key, role, text, t in (
+            (1, "agent:main:cli:1", "user", "Please deploy the staging server", 1000),
+            (2, "agent:main:cli:1", "assistant", "The staging deploy is done", 1001),
+            (3, "agent:main:sub:1", "user", "deploy from the first sub-agent", 2000),
+            (4, "agent:main:sub:2", "assistant", "deploy from the second sub-agent", 3000),
+            (5, "agent:main:cli:2", "user", "deploy from the other cli session", 4000),
+            (6, "agent:ops:sub:9", "user", "deploy from the spawned ops session", 5000),
+            (7, "agent:ops:cli:1", "user", "deploy from the unrelated ops session", 6000),
+            (40, "agent:main:cli:1", "user", f"export the key {FAKE_KEY} before the rotation", 1800),
+            (50, "agent:main:cli:1", "user", "open src/main.py and mail alice@example.com about issue #123", 1900),
+            (51, "agent:main:cli:1", "assistant", "the office is near the station, and or not, you decide", 1901),
+        ):
+            say(conn, key, role, text, t, id=id_)
+
+    def test_visibility(self):
+        c = self.conn
+        root = "agent:main:cli:1"
+        self.assertEqual(found(c, "deploy", root, visibility="self"), [1, 2])
+        self.assertEqual(found(c, "deploy", root), [1, 2, 3, 4, 6])
+        self.assertEqual(found(c, "deploy", root, visibility="tree"), [1, 2, 3, 4, 6])
+        self.assertEqual(found(c, "deploy", root, visibility="agent"), [1, 2, 3, 4, 5])
+        self.assertEqual(found(c, "deploy", root, visibility="all"), [1, 2, 3, 4, 5, 6, 7])
+        self.assertEqual(found(c, "deploy", root, visibility="all", sandboxed=True), [1, 2, 3, 4, 6])
+        self.assertEqual(found(c, "deploy", root, visibility="agent", sandboxed=True), [1, 2, 3, 4, 6])
+        self.assertEqual(found(c, "deploy", root, visibility="self", sandboxed=True), [1, 2])
+        self.assertEqual(found(c, "deploy", "agent:main:sub:1"), [3, 4])
+        self.assertEqual(found(c, "deploy", "agent:main:sub:2"), [4])
+        self.assertEqual(found(c, "deploy", "agent:ops:sub:9", visibility="agent"), [6, 7])
+
+    def test_limit_and_truncated(self):
+        c = self.conn
+        one = search(c, "deploy", "agent:main:cli:1", visibility="all", limit=1)
+        self.assertEqual([h["id"] for h in one["results"]], [2])
+        self.assertIs(one["truncated"], True)
+        seven = search(c, "deploy", "agent:main:cli:1", visibility="all", limit=7)
+        self.assertEqual(len(seven["results"]), 7)
+        self.assertNotIn("truncated", seven)
+
+    def test_filters(self):
+        c = self.conn
+        root = "agent:main:cli:1"
+        self.assertEqual(found(c, "deploy", root, visibility="all", roles=["assistant"]), [2, 4])
+        self.assertEqual(found(c, "deploy", root, visibility="all", since=2000, until=4000), [3, 4, 5])
+        self.assertEqual(found(c, "deploy", root, sessionKeys=["agent:main:sub:2", "agent:ops:cli:1"]), [4])
+        self.assertEqual(found(c, "deploy", root, visibility="all", sessionKeys=["agent:main:sub:2", "agent:ops:cli:1"]), [4, 7])
+
+    def test_order_and_scores(self):
+        c = self.conn
+        relevance = search(c, "deploy", "agent:main:cli:1", visibility="all")["results"]
+        scores = [h["score"] for h in relevance]
+        self.assertEqual(scores, sorted(scores, reverse=True))
+        for hit in relevance:
+            self.assertIsInstance(hit["score"], float)
+            self.assertGreater(hit["score"], 0)
+        recent = search(c, "deploy", "agent:main:cli:1", visibility="all", order="recent")["results"]
+        self.assertEqual([h["id"] for h in recent], [7, 6, 5, 4, 3, 2, 1])
+        raw = c.execute("SELECT rowid, -bm25(session_search_fts) FROM session_search_fts"
+                        " WHERE session_search_fts MATCH 'deploy' ORDER BY rank, rowid DESC").fetchall()
+        self.assertEqual({r[0]: r[1] for r in raw}, {h["id"]: h["score"] for h in relevance})
+
+    def test_snippet_chars_and_max_bytes(self):
+        c = self.conn
+        for n in (3, 10, 30, 300):
+            for hit in search(c, "rotation", "agent:main:cli:1", snippetChars=n)["results"]:
+                self.assertLessEqual(len(hit["snippet"]), n)
+        for budget in (2, 100, 300, 1000):
+            options = json.dumps({"caller": "agent:main:cli:1", "visibility": "all", "maxBytes": budget})
+            raw = value(c, "SELECT sessions_search('deploy', ?)", (options,))
+            prefix = '{"results":'
+            self.assertTrue(raw.startswith(prefix), raw)
+            results, end = json.JSONDecoder().raw_decode(raw, len(prefix))
+            self.assertLessEqual(len(raw[len(prefix):end].encode()), budget)
+            self.assertEqual(json.loads(raw).get("truncated", False), len(results) < 7)
+
+    def test_fake_key_is_redacted_and_cannot_be_searched(self):
+        c = self.conn
+        [hit] = search(c, "rotation", "agent:main:cli:1")["results"]
+        self.assertEqual(hit["snippet"], "export the key [REDACTED] before the rotation")
+        for query in (FAKE_KEY, f'"{FAKE_KEY}"', FAKE_KEY[8:], FAKE_KEY[8:20] + "*", "sk proj"):
+            self.assertEqual(search(c, query, "agent:main:cli:1")["results"], [], query)
+        text = history(c, "agent:main:cli:1", "agent:main:cli:1", around=40, before=0, after=0)["messages"][0]["text"]
+        self.assertNotIn(FAKE_KEY[8:16], text)
+        extra = search(c, "rotation", "agent:main:cli:1", redact=["export the (?P<secret>key)"])["results"][0]
+        self.assertEqual(extra["snippet"], "export the [REDACTED] [REDACTED] before the rotation")
+
+    def test_hostile_queries_are_plain_text(self):
+        c = self.conn
+        root = "agent:main:cli:1"
+        for query, ids in (
+            ("src/main.py", [50]), ("alice@example.com", [50]), ("#123", [50]), ("NEAR(", [51]),
+            ("AND OR NOT", [51]), ('"', None), ('say "unbalanced', []), ("a" * 4096, []),
+            ("NEAR(a b) OR (c* ^d:e -f {g})", []), ("-deploy", [1, 2, 3, 4, 6]), ("deploy*", [1, 2, 3, 4, 6]),
+            ("\u0000deploy\n", [1, 2, 3, 4, 6]), ('deploy" OR "x', []),
+        ):
+            if ids is None:
+                self.assertError(c, "SELECT sessions_search(?, ?)", (query, json.dumps({"caller": root})),
+                                 "no letters or digits")
+            else:
+                self.assertEqual(found(c, query, root), ids, query)
+        self.assertError(c, "SELECT sessions_search(?, ?)", ("a" * 4097, json.dumps({"caller": root})),
+                         "4097 characters", "4096")
+        self.assertError(c, "SELECT sessions_search(?, ?)", ("é" * 4097, json.dumps({"caller": root})),
+                         "4097 characters")
+        self.assertEqual(found(c, "é" * 4096, root), [])
+        for query in ("", "   ", "\n\t"):
+            self.assertError(c, "SELECT sessions_search(?, ?)", (query, json.dumps({"caller": root})), "empty")
+
+    def test_option_errors(self):
+        c = self.conn
+        cases = (
+            ("{}", "options.caller is required"),
+            ('{"caller":""}', "options.caller is required"),
+            ('{"caller":"agent:main:nobody"}', 'caller "agent:main:nobody" names no session'),
+            ('{"caller":"agent:main:cli:1","visibility":"everyone"}', "unknown variant `everyone`"),
+            ('{"caller":"agent:main:cli:1","visiblity":"all"}', "unknown field `visiblity`"),
+            ('{"caller":"agent:main:cli:1","limit":0}', "limit must be between 1 and 25"),
+            ('{"caller":"agent:main:cli:1","limit":1.5}', "invalid options"),
+            ('{"caller":"agent:main:cli:1","roles":["system"]}', "roles may only contain"),
+            ('{"caller":"agent:main:cli:1","snippetChars":301}', "snippetChars must be between 1 and 300"),
+            ('{"caller":"agent:main:cli:1","maxBytes":32769}', "maxBytes must be between 2 and 32768"),
+            ('{"caller":"agent:main:cli:1","redact":["("]}', "redaction pattern"),
+            ('{"caller":', "invalid options"),
+            ("[]", "invalid options"),
+            ("null", "invalid options"),
+        )
+        for options, fragment in cases:
+            message = self.assertError(c, "SELECT sessions_search('deploy', ?)", (options,), fragment)
+            self.assertTrue(message.startswith("sessions_search: "), message)
+
+
+class IndexingFlagTest(StoreTestCase):
+    def test_indexing_true_while_a_deferred_backlog_remains(self):
+        conn = store()
+        session(conn, "s")
+        say(conn, "s", "user", "bulk before", 1)
+        self.assertNotIn("indexing", search(conn, "bulk", "s"))
+        conn.execute("SELECT sessions_set_indexing('deferred')")
+        conn.execute("BEGIN")
+        for i in range(450):
+            say(conn, "s", "user", f"bulk row {i}", 10 + i)
+        conn.execute("COMMIT")
+        pendings = []
+        for _ in range(4):
+            answer = search(conn, "bulk", "s", limit=1)
+            pendings.append((status(conn)["pending"], answer.get("indexing", False), "warning" in answer))
+        self.assertEqual(pendings, [(250, True, True), (50, True, True), (0, False, False), (0, False, False)])
+        self.assertConsistent(conn)
+
+    def test_backlog_never_grows_under_steady_deferred_writes_and_searches(self):
+        conn = store()
+        session(conn, "s")
+        conn.execute("SELECT sessions_set_indexing('deferred')")
+        for round_ in range(10):
+            conn.execute("BEGIN")
+            for i in range(150):
+                say(conn, "s", "user", f"steady {round_} {i}", round_ * 1000 + i)
+            conn.execute("COMMIT")
+            search(conn, "steady", "s")
+            self.assertEqual(status(conn)["pending"], 0)
+
+
+class HistoryTest(StoreTestCase):
+    def setUp(self):
+        conn = self.conn = store()
+        session(conn, "root")
+        session(conn, "h", spawned_by="root")
+        session(conn, "other", agent="ops")
+        for i in range(1, 13):
+            say(conn, "h", "user" if i % 2 else "assistant", f"history line {i}", 7000 + i, message_id=f"h{i}", id=1000 + i)
+        say(conn, "other", "user", "private line", 1, id=1)
+
+    def test_windows(self):
+        c = self.conn
+        all12 = [f"h{i}" for i in range(1, 13)]
+        self.assertEqual(shown(c, "h", "root"), (all12, 0, 0))
+        self.assertEqual(shown(c, "h", "root", limit=3), (["h10", "h11", "h12"], 9, 0))
+        self.assertEqual(shown(c, "h", "root", around="h6"), (all12[:11], 0, 1))
+        self.assertEqual(shown(c, "h", "root", around="h6", before=2, after=1), (["h4", "h5", "h6", "h7"], 3, 5))
+        self.assertEqual(shown(c, "h", "root", around=1006, before=2, after=1), (["h4", "h5", "h6", "h7"], 3, 5))
+        self.assertEqual(shown(c, "h", "root", around="1006", before=2, after=1), (["h4", "h5", "h6", "h7"], 3, 5))
+        self.assertEqual(shown(c, "h", "root", around="h6", before=0, after=0), (["h6"], 5, 6))
+        self.assertEqual(shown(c, "h", "root", around="h1", before=5, after=1), (["h1", "h2"], 0, 10))
+        self.assertEqual(shown(c, "h", "root", around="h12", before=1, after=5), (["h11", "h12"], 10, 0))
+        cut = history(c, "h", "root", around="h3", before=0, after=0, maxChars=7)
+        self.assertEqual(cut["messages"][0]["text"], "histor…")
+        self.assertIs(cut["truncated"], True)
+
+    def test_rewound_branch_and_off_branch_errors(self):
+        c = self.conn
+        rewind(c, "h", 1008)
+        say(c, "h", "user", "history branch", 7100, message_id="b1", id=1020)
+        self.assertEqual(shown(c, "h", "root"), ([f"h{i}" for i in range(1, 9)] + ["b1"], 0, 0))
+        self.assertEqual(shown(c, "h", "root", around="b1", before=2, after=2), (["h7", "h8", "b1"], 6, 0))
+        for around in ("h10", 1010, "nope", 1, "1"):
+            self.assertError(c, "SELECT sessions_history('h', ?)", (json.dumps({"caller": "root", "around": around}),),
+                             "sessions_history: message", "is not on the active branch")
+
+    def test_visibility(self):
+        c = self.conn
+        self.assertEqual(history(c, "h", "h", visibility="self")["sessionKey"], "h")
+        errors = []
+        for key, options in (
+            ("root", {"caller": "h"}),
+            ("nothing", {"caller": "h"}),
+            ("other", {"caller": "root", "visibility": "all", "sandboxed": True}),
+            ("other", {"caller": "root", "visibility": "agent"}),
+        ):
+            message = self.assertError(c, "SELECT sessions_history(?, ?)", (key, json.dumps(options)),
+                                       f'no session "{key}" is visible to caller')
+            errors.append(message.replace(key, "KEY"))
+        self.assertEqual(len(set(errors[:2])), 1, "existing and missing sessions give the same error")
+        self.assertEqual(len(history(c, "other", "root", visibility="all")["messages"]), 1)
+
+
+class KilledWriterTest(StoreTestCase):
+    """A writer killed with SIGKILL in the middle of a large transaction: on
+    reopening, the committed rows are there, the uncommitted ones are not,
+    and the index agrees with the tables."""
+
+    CHILD = r"""
+import sqlite3, sys
+path, extension, journal = sys.argv[1:4]
+db = sqlite3.connect(path, isolation_level=None)
+db.enable_load_extension(True)
+db.load_extension(extension)
+db.execute("PRAGMA journal_mode=" + journal).fetchall()
+db.execute("PRAGMA cache_size=8")  # spill dirty pages into the file before the commit
+db.execute("BEGIN")
+i = 0
+while True:
+    db.execute(
+        "INSERT INTO messages(session_key, role, content, created_at) VALUES ('s', ?, ?, ?)",
+        ("user" if i % 2 else "assistant", "uncommitted zebra %d %s" % (i, "filler text " * 20), 100000 + i))
+    if i % 50 == 0:
+        db.execute("UPDATE sessions SET leaf_id = (SELECT min(id) FROM messages) WHERE session_key = 's'")
+    i += 1
+    if i % 250 == 0:
+        print(i, flush=True)
+"""
+
+    def killed_writer(self, journal, deferred=False, rows=20000):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp, True)
+        path = os.path.join(tmp, "agent.db")
+        conn = store(path)
+        conn.execute(f"PRAGMA journal_mode={journal}").fetchall()
+        if deferred:
+            conn.execute("SELECT sessions_set_indexing('deferred')")
+        session(conn, "s")
+        conn.execute("BEGIN")
+        for i in range(300):
+            say(conn, "s", "user" if i % 2 else "assistant", f"committed lynx {i}", i)
+        conn.execute("COMMIT")
+        committed = status(conn)
+        committed_leaf = leaf(conn, "s")
+        conn.close()
+
+        child = subprocess.Popen(
+            ["/usr/bin/python3", "-c", self.CHILD, path, EXTENSION, journal],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        try:
+            written = 0
+            deadline = time.monotonic() + 60
+            while written < rows:
+                line = child.stdout.readline()
+                if not line:
+                    self.fail(f"the writer stopped: {child.stderr.read()}")
+                written = int(line)
+                self.assertLess(time.monotonic(), deadline, "the writer is too slow")
+            os.kill(child.pid, signal.SIGKILL)
+        finally:
+            child.kill()
+            child.wait()
+            child.stdout.close()
+            child.stderr.close()
+        self.assertEqual(child.returncode, -signal.SIGKILL)
+        leftovers = [f for f in os.listdir(tmp) if f != "agent.db"]
+        self.assertTrue(leftovers, "a journal or WAL file is left by the killed writer")
+
+        conn = connect(path)
+        s = self.assertConsistent(conn)
+        self.assertEqual({k: s[k] for k in ("messages", "indexed", "pending", "indexing")},
+                         {k: committed[k] for k in ("messages", "indexed", "pending", "indexing")})
+        self.assertEqual(value(conn, "SELECT count(*) FROM messages WHERE content LIKE 'uncommitted%'"), 0)
+        self.assertEqual(leaf(conn, "s"), committed_leaf)
+        self.assertEqual(search(conn, "zebra", "s")["results"], [])
+        self.assertEqual(len(search(conn, "lynx", "s", limit=25)["results"]), 25)
+        self.assertEqual(found(conn, '"lynx 299"', "s"), [committed_leaf])
+        # The database takes writes again.
+        m = say(conn, "s", "user", "after the crash", 10**6)
+        self.assertEqual(found(conn, "crash", "s"), [m])
+        self.assertConsistent(conn)
+        conn.close()
+
+    def test_killed_in_a_large_transaction_with_a_rollback_journal(self):
+        self.killed_writer("DELETE")
+
+    def test_killed_in_a_large_transaction_in_wal_mode(self):
+        self.killed_writer("WAL")
+
+    def test_killed_in_a_large_deferred_import(self):
+        self.killed_writer("DELETE", deferred=True)
+
+    def test_killed_during_reconciliation(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp, True)
+        path = os.path.join(tmp, "agent.db")
+        conn = store(path)
+        session(conn, "s")
+        conn.execute("SELECT sessions_set_indexing('deferred')")
+        conn.execute("BEGIN")
+        for i in range(60000):
+            say(conn, "s", "user", f"backlog row {i} " + "more words " * 10, i)
+        conn.execute("COMMIT")
+        conn.close()
+        code = ("import sqlite3, sys\n"
+                "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+                "db.enable_load_extension(True); db.load_extension(sys.argv[2])\n"
+                "print('start', flush=True)\n"
+                "db.execute('SELECT sessions_reconcile(60000)').fetchall()\n"
+                "print('done', flush=True)\n")
+        child = subprocess.Popen(["/usr/bin/python3", "-c", code, path, EXTENSION],
+                                 stdout=subprocess.PIPE, text=True)
+        self.assertEqual(child.stdout.readline().strip(), "start")
+        time.sleep(0.05)  # the slice takes about 0.2 s
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+        child.stdout.close()
+        conn = connect(path)
+        s = self.assertConsistent(conn)
+        self.assertEqual(s["indexed"] + s["pending"], 60000)
+        self.assertIn(s["indexed"], (0, 60000), "one slice is one transaction")
+        while not json.loads(value(conn, "SELECT sessions_reconcile(5000)"))["done"]:
+            pass
+        self.assertEqual(found(conn, '"row 59999"', "s"), [60000])
+        self.assertConsistent(conn)
+        conn.close()
+
+
+class BadInputTest(StoreTestCase):
+    def setUp(self):
+        self.conn = store()
+        session(self.conn, "a")
+
+    def test_null_and_non_text_options(self):
+        c = self.conn
+        say(c, "a", "user", "deploy", 1)
+        for options in (None, 42, 4.2, b'{"caller":"a"}'):
+            self.assertError(c, "SELECT sessions_search('deploy', ?)", (options,),
+                             "sessions_search: options must be a JSON object")
+            self.assertError(c, "SELECT sessions_history('a', ?)", (options,),
+                             "sessions_history: options must be a JSON object")
+        for query in (None, 42, b"deploy"):
+            self.assertError(c, "SELECT sessions_search(?, ?)", (query, '{"caller":"a"}'), "query must be text")
+        for key in (None, b"a"):
+            self.assertError(c, "SELECT sessions_history(?, ?)", (key, '{"caller":"a"}'), "session_key must be text")
+        self.assertError(c, "SELECT sessions_search('deploy', CAST(x'7b2263616c6c6572223aff7d' AS TEXT))", (),
+                         "sessions_search: options must be a JSON object")
+        self.assertError(c, """SELECT sessions_search(CAST(x'ff6465706c6f79' AS TEXT), '{"caller":"a"}')""", (),
+                         "query must be text")
+        self.assertEqual(value(c, "SELECT sessions_text(NULL)"), None)
+        self.assertEqual(value(c, "SELECT sessions_text(42)"), "42")
+
+    def test_invalid_utf8_content(self):
+        c = self.conn
+        c.execute("INSERT INTO messages(session_key, role, content, created_at)"
+                  " VALUES ('a', 'user', CAST(x'616c706861ff6f6d65676120e69db1e4ba' AS TEXT), 1)")
+        c.execute("INSERT INTO messages(session_key, role, content, created_at)"
+                  " VALUES ('a', 'assistant', CAST(x'5b7b2274797065223a2274657874222c2274657874223a22ff62657461227d5d' AS TEXT), 2)")
+        self.assertEqual(value(c, "SELECT hex(content) FROM messages WHERE id = 1"), "616C706861FF6F6D65676120E69DB1E4BA")
+        self.assertEqual(found(c, "alpha", "a"), [1])
+        self.assertEqual(found(c, "omega", "a"), [1])
+        self.assertEqual(found(c, "東", "a"), [1])
+        self.assertEqual(found(c, "beta", "a"), [2])
+        [hit] = search(c, "omega", "a")["results"]
+        self.assertEqual(hit["snippet"], "alpha\ufffdomega \u6771\ufffd")
+        texts = [m["text"] for m in history(c, "a", "a")["messages"]]
+        self.assertEqual(texts[0], "alpha\ufffdomega \u6771\ufffd")
+        self.assertConsistent(c)
+        c.execute("UPDATE messages SET content = CAST(x'6e6577ff' AS TEXT) WHERE id = 1")
+        self.assertEqual(found(c, "omega", "a"), [])
+        self.assertEqual(found(c, "new", "a"), [1])
+        c.execute("DELETE FROM messages WHERE id = 2")
+        rewind(c, "a", None)
+        self.assertEqual(found(c, "new", "a"), [])
+        s = self.assertConsistent(c)
+        self.assertEqual(s["indexed"], 0)
+
+    def test_blob_content(self):
+        c = self.conn
+        say(c, "a", "user", b"blob content words", 1)
+        self.assertEqual(found(c, "blob", "a"), [1])
+        self.assertEqual(history(c, "a", "a")["messages"][0]["text"], "blob content words")
+        self.assertConsistent(c)
+
+    def test_ten_megabyte_message(self):
+        c = self.conn
+        words = " ".join(f"w{i} Café 東京" for i in range(600000))
+        content = f"{words} needle {FAKE_KEY} 終わり"
+        self.assertGreater(len(content.encode()), 10_000_000)
+        started = time.monotonic()
+        m = say(c, "a", "user", content, 1)
+        say(c, "a", "assistant", "small reply", 2)
+        self.assertEqual(found(c, "needle", "a"), [m])
+        self.assertEqual(found(c, "w599999", "a"), [m])
+        self.assertEqual(found(c, "cafe", "a"), [m])
+        self.assertEqual(found(c, "終わ", "a"), [m])
+        [hit] = search(c, "needle", "a")["results"]
+        self.assertLessEqual(len(hit["snippet"]), 300)
+        self.assertIn("needle [REDACTED] 終わり", hit["snippet"])
+        self.assertEqual(search(c, FAKE_KEY, "a")["results"], [])
+        h = history(c, "a", "a")
+        self.assertIs(h["truncated"], True)
+        self.assertEqual(len(h["messages"][0]["text"]), 2000)
+        big = history(c, "a", "a", maxChars=20000, maxBytes=65536)
+        self.assertEqual(len(big["messages"][0]["text"]), 20000)
+        rewind(c, "a", None)
+        self.assertEqual(found(c, "needle", "a"), [])
+        c.execute("DELETE FROM messages WHERE id = ?", (m,))
+        self.assertConsistent(c)
+        self.assertLess(time.monotonic() - started, 60)
+
+    def test_huge_and_odd_json_content(self):
+        c = self.conn
+        deep = "[" * 10000 + "]" * 10000
+        m1 = say(c, "a", "user", deep, 1)
+        many = json.dumps([{"type": "text", "text": f"block{i}"} for i in range(20000)])
+        m2 = say(c, "a", "assistant", many, 2)
+        self.assertEqual(found(c, "block19999", "a"), [m2])
+        self.assertEqual(value(c, "SELECT sessions_text(content) FROM messages WHERE id = ?", (m1,)), deep)
+        self.assertConsistent(c)
+
+
+def interrupt_after(conn, seconds):
+    """Makes statements on `conn` fail with 'interrupted' after `seconds`,
+    so a hang becomes a test failure."""
+    deadline = time.monotonic() + seconds
+    conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 10000)
+
+
+class RegressionTest(StoreTestCase):
+    """Bugs found by these tests and fixed: each pins the behaviour the
+    contract asks for."""
+
+    def test_replacing_a_session_row_does_not_leave_stale_hits(self):
+        c = store()
+        session(c, "a")
+        say(c, "a", "user", "alpha one", 2)
+        c.execute("INSERT OR REPLACE INTO sessions(session_key, agent_id, created_at) VALUES ('a', 'main', 1)")
+        branch = [m["id"] for m in history(c, "a", "a")["messages"]]
+        self.assertEqual(found(c, "alpha", "a"), branch)
+
+    def test_replacing_a_message_row_keeps_history_finite(self):
+        c = store()
+        session(c, "a")
+        say(c, "a", "user", "alpha one", 2)
+        say(c, "a", "user", "bravo two", 3)
+        try:
+            c.execute("INSERT OR REPLACE INTO messages(id, session_key, role, content, created_at)"
+                      " VALUES (1, 'a', 'user', 'alpha replaced', 2)")
+        except sqlite3.Error:
+            return  # refusing the REPLACE would be a fix too
+        interrupt_after(c, 3)
+        h = history(c, "a", "a")
+        self.assertLessEqual(len(h["messages"]), 2)
+
+    def test_inserting_a_session_with_a_foreign_leaf_is_refused(self):
+        c = store()
+        session(c, "a")
+        say(c, "a", "user", "private words of a", 2)
+        try:
+            c.execute("INSERT INTO sessions(session_key, agent_id, created_at, leaf_id) VALUES ('x', 'other', 1, 1)")
+        except sqlite3.Error as e:
+            self.assertIn("leaf_id", str(e))
+            return
+        texts = [m["text"] for m in history(c, "x", "x", visibility="self", sandboxed=True)["messages"]]
+        self.assertEqual(texts, [])
+
+    def test_non_integer_created_at_is_refused_or_shown(self):
+        c = store()
+        session(c, "a")
+        try:
+            say(c, "a", "user", "alpha float time", 1700000000123.456)
+        except sqlite3.Error:
+            return
+        self.assertEqual(len(search(c, "alpha", "a")["results"]), 1)
+        self.assertEqual(len(history(c, "a", "a")["messages"]), 1)
+
+    def test_snippet_chars_one_is_at_most_one_character(self):
+        c = store()
+        session(c, "a")
+        say(c, "a", "user", "a" * 50 + " needle " + "b" * 50, 1)
+        snippet = search(c, "needle", "a", snippetChars=1)["results"][0]["snippet"]
+        self.assertLessEqual(len(snippet), 1)
+
+    def test_history_cuts_keep_the_around_message_and_the_newest(self):
+        c = store()
+        session(c, "h")
+        for i in range(1, 13):
+            say(c, "h", "user", f"history line {i}", i, message_id=f"h{i}")
+        ids, _, _ = shown(c, "h", "h", around="h6", before=5, after=5, limit=2)
+        self.assertIn("h6", ids)
+        ids, _, _ = shown(c, "h", "h", around="h6", before=5, after=5, maxBytes=200)
+        self.assertIn("h6", ids)
+        ids, _, _ = shown(c, "h", "h", maxBytes=200)
+        self.assertEqual(ids[-1], "h12")
+
+    def test_around_error_names_the_message_as_given(self):
+        c = store()
+        session(c, "h")
+        say(c, "h", "user", "one", 1, message_id="h1")
+        message = self.assertError(c, "SELECT sessions_history('h', ?)", ('{"caller":"h","around":"h10"}',),
+                                   "is not on the active branch")
+        self.assertNotIn("Text(", message)
+        message = self.assertError(c, "SELECT sessions_history('h', ?)", ('{"caller":"h","around":7}',),
+                                   "is not on the active branch")
+        self.assertNotIn("Id(", message)
+
+    def test_read_only_connection_with_a_backlog(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "agent.db")
+            w = store(path)
+            session(w, "a")
+            say(w, "a", "user", "alpha indexed", 1)
+            w.execute("SELECT sessions_set_indexing('deferred')")
+            say(w, "a", "user", "alpha queued", 2)
+            r = connect(f"file:{path}?mode=ro", uri=True)
+            self.assertEqual(status(r)["integrity"], "not checked: read-only connection")
+            answer = search(r, "alpha", "a")
+            self.assertTrue(answer["indexing"])
+            self.assertEqual([h["id"] for h in answer["results"]], [1])
+
+
+if __name__ == "__main__":
+    unittest.main()
