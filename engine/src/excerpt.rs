@@ -38,16 +38,22 @@ pub fn excerpt(
 }
 
 /// The part of `text` redaction looks at for a match: all of it, or for long
-/// texts [`REDACTION_WINDOW`] bytes either side of the match.
+/// texts [`REDACTION_WINDOW`] bytes that are not white space on either side
+/// of the match. White space is collapsed in the excerpt, so counting it
+/// could bring a secret cut at the window's edge next to the match.
 fn window_around(text: &str, m: &Range<usize>) -> Range<usize> {
-    let mut start = m.start.saturating_sub(REDACTION_WINDOW);
-    let mut end = (m.end + REDACTION_WINDOW).min(text.len());
-    while !text.is_char_boundary(start) {
-        start -= 1;
-    }
-    while !text.is_char_boundary(end) {
-        end += 1;
-    }
+    let reach = |chars: &mut dyn Iterator<Item = (usize, char)>, limit: usize| {
+        let mut seen = 0;
+        for (at, c) in chars {
+            if seen >= REDACTION_WINDOW {
+                return at;
+            }
+            seen += if c.is_whitespace() { 0 } else { c.len_utf8() };
+        }
+        limit
+    };
+    let start = reach(&mut text[..m.start].char_indices().rev().map(|(i, c)| (i + c.len_utf8(), c)), 0);
+    let end = reach(&mut text[m.end..].char_indices().map(|(i, c)| (m.end + i, c)), text.len());
     start..end
 }
 

@@ -4,9 +4,11 @@
 //! known shapes, private keys, credentials in assignments, URLs, JSON fields
 //! and command-line flags) plus patterns a host adds. A pattern with a group
 //! named `secret` redacts only that group (the value of `PASSWORD=…`), any
-//! other pattern its whole match. A secret that a line break splits (a
-//! hard-wrapped token) is followed onto the next line when that line is one
-//! unbroken run of token characters.
+//! other pattern its whole match. The patterns run on the text with
+//! hard-wrapped tokens joined (a line that ends in a run of 8 or more token
+//! characters continues on the next line when that starts with one), so a
+//! secret split across lines is found whole; the price is that a word
+//! starting the line after a long token may be redacted with it.
 
 use regex::Regex;
 use std::ops::Range;
@@ -30,7 +32,7 @@ const DEFAULT_PATTERNS: &[&str] = &[
     r"\bxox[abposre]-[A-Za-z0-9\-]{10,}",
     r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+",
     // AWS access key ids
-    r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b",
+    r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[0-9A-Z]{16}",
     // Google API keys and OAuth access tokens
     r"\bAIza[0-9A-Za-z_\-]{35}",
     r"\bya29\.[0-9A-Za-z_\-]{20,}",
@@ -43,7 +45,7 @@ const DEFAULT_PATTERNS: &[&str] = &[
     r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
     r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}",
     // Telegram bot tokens, Discord bot tokens
-    r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}",
+    r"\d{8,10}:AA[A-Za-z0-9_\-]{33}",
     r"\b[MN][A-Za-z\d]{23,25}\.[A-Za-z\d_\-]{6}\.[A-Za-z\d_\-]{27,}",
     // age secret keys
     r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}",
@@ -55,13 +57,15 @@ const DEFAULT_PATTERNS: &[&str] = &[
     r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/=\-]{8,})",
     r"(?i)\bauthorization\s*[:=]\s*(?:basic|token|digest)\s+(?P<secret>[A-Za-z0-9._~+/=\-]{6,})",
     // Passwords in URLs
-    r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:(?P<secret>[^@/\s]+)@",
+    r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]*:(?P<secret>[^@/\s]+)@",
     // JSON fields named like secrets
     r#"(?i)"[A-Za-z0-9_\-]*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?|auth)[A-Za-z0-9_\-]*"\s*:\s*"(?P<secret>(?:[^"\\]|\\.)*)""#,
-    // Command-line flags
-    r"(?i)--(?:token|password|passwd|pass|api[-_]?key|secret|access[-_]?token|auth[-_]?token|client[-_]?secret)(?:=|\s+)(?P<secret>\S+)",
+    // Command-line flags, also with the value after a shell line continuation
+    r"(?i)--(?:token|password|passwd|pass|api[-_]?key|secret|access[-_]?token|auth[-_]?token|client[-_]?secret)(?:=|\s+)(?:\\\r?\n\s*)?(?P<secret>\S+)",
     // Assignments: PASSWORD=…, api_key: …, export GITHUB_TOKEN=…
-    r#"(?i)\b[A-Z0-9_.\-]*(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|accountkey|sharedaccesskey|credentials?)[A-Z0-9_.\-]*\s*[:=]\s*(?P<secret>"[^"\n]*"|'[^'\n]*'|[^\s"',;]+)"#,
+    r#"(?i)\b[A-Z0-9_.\-]*(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|accountkey|sharedaccesskey|credentials?)[A-Z0-9_.\-]*'?\s*[:=]\s*(?P<secret>"[^"\n]*"|'[^'\n]*'|[^\s"',;]+)"#,
+    // .netrc entries
+    r"(?i)\blogin\s+\S+\s+password\s+(?P<secret>\S+)",
 ];
 
 /// Texts longer than this are redacted only in a window around the excerpt
@@ -94,12 +98,13 @@ impl Redactor {
 
     /// The byte ranges of `text` that are secret, sorted and merged.
     pub fn secret_spans(&self, text: &str) -> Vec<Range<usize>> {
+        let joined = Dewrapped::new(text);
         let mut spans: Vec<Range<usize>> = Vec::new();
         for pattern in &self.patterns {
-            for captures in pattern.captures_iter(text) {
+            for captures in pattern.captures_iter(&joined.text) {
                 let found = captures.name("secret").or_else(|| captures.get(0));
                 if let Some(m) = found.filter(|m| !m.is_empty()) {
-                    spans.push(m.start()..continue_on_next_line(text, m.end()));
+                    spans.push(joined.original(m.start()..m.end()));
                 }
             }
         }
@@ -127,22 +132,44 @@ fn is_token_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || "_-+/=.".contains(c)
 }
 
-/// Where a secret ending at `end` really ends: when it is followed by a line
-/// break and the next line is a single run of 8 or more token characters, that
-/// line continues it.
-fn continue_on_next_line(text: &str, end: usize) -> usize {
-    let rest = &text[end..];
-    let after_break = rest
-        .strip_prefix("\r\n")
-        .or_else(|| rest.strip_prefix('\n'))
-        .map(|next| next.trim_start_matches([' ', '\t']));
-    let Some(next) = after_break else { return end };
-    let run = next.find(|c: char| !is_token_char(c)).unwrap_or(next.len());
-    let line_ends = next[run..].starts_with(['\n', '\r']) || run == next.len();
-    if run >= 8 && line_ends {
-        continue_on_next_line(text, text.len() - next.len() + run)
-    } else {
-        end
+/// A text with its hard-wrapped tokens joined, and the way back to the
+/// original offsets.
+struct Dewrapped {
+    text: String,
+    /// For each byte of `text`, its offset in the original.
+    offsets: Vec<usize>,
+}
+
+impl Dewrapped {
+    fn new(original: &str) -> Dewrapped {
+        let mut text = String::with_capacity(original.len());
+        let mut offsets = Vec::with_capacity(original.len());
+        let mut run = 0;
+        let mut rest = original;
+        while let Some(c) = rest.chars().next() {
+            let at = original.len() - rest.len();
+            if run >= 8 && (c == '\n' || c == '\r') {
+                let after_break = rest.strip_prefix("\r\n").or_else(|| rest.strip_prefix('\n'));
+                let next = after_break.map(|next| next.trim_start_matches([' ', '\t']));
+                if let Some(next) = next.filter(|next| next.starts_with(is_token_char)) {
+                    rest = next;
+                    continue;
+                }
+            }
+            run = if is_token_char(c) { run + 1 } else { 0 };
+            text.push(c);
+            offsets.extend(std::iter::repeat_n(at, c.len_utf8()));
+            rest = &rest[c.len_utf8()..];
+        }
+        Dewrapped { text, offsets }
+    }
+
+    /// The original byte range of `text[range]`.
+    fn original(&self, range: Range<usize>) -> Range<usize> {
+        let start = self.offsets[range.start];
+        let last = self.offsets[range.end - 1];
+        let width = self.text[range.end - 1..].chars().next().map_or(1, char::len_utf8);
+        start..last + width
     }
 }
 
@@ -208,8 +235,10 @@ mod tests {
 
     #[test]
     fn hard_wrapped_tokens_are_followed_to_the_next_line() {
-        let text = "key ghp_0123456789abcdefghijABCDEF\nGHIJKLMNOP0123\nnext words";
-        assert_eq!(redact(text), "key [REDACTED]\nnext words");
+        let text = "key ghp_0123456789abcdefghijABCDEF\nGHIJKLMNOP0123\n\nnext words";
+        assert_eq!(redact(text), "key [REDACTED]\n\nnext words");
+        let narrow = "token ghp_012345678\n  9abcdefghijABCD\n  EFGH done";
+        assert_eq!(redact(narrow), "token [REDACTED] done");
     }
 
     #[test]
