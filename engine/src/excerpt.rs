@@ -52,8 +52,17 @@ fn window_around(text: &str, m: &Range<usize>) -> Range<usize> {
         }
         limit
     };
-    let start = reach(&mut text[..m.start].char_indices().rev().map(|(i, c)| (i + c.len_utf8(), c)), 0);
-    let end = reach(&mut text[m.end..].char_indices().map(|(i, c)| (m.end + i, c)), text.len());
+    let start = reach(
+        &mut text[..m.start]
+            .char_indices()
+            .rev()
+            .map(|(i, c)| (i + c.len_utf8(), c)),
+        0,
+    );
+    let end = reach(
+        &mut text[m.end..].char_indices().map(|(i, c)| (m.end + i, c)),
+        text.len(),
+    );
     start..end
 }
 

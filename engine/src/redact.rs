@@ -149,7 +149,9 @@ impl Dewrapped {
         while let Some(c) = rest.chars().next() {
             let at = original.len() - rest.len();
             if run >= 8 && (c == '\n' || c == '\r') {
-                let after_break = rest.strip_prefix("\r\n").or_else(|| rest.strip_prefix('\n'));
+                let after_break = rest
+                    .strip_prefix("\r\n")
+                    .or_else(|| rest.strip_prefix('\n'));
                 let next = after_break.map(|next| next.trim_start_matches([' ', '\t']));
                 if let Some(next) = next.filter(|next| next.starts_with(is_token_char)) {
                     rest = next;
@@ -166,10 +168,12 @@ impl Dewrapped {
 
     /// The original byte range of `text[range]`.
     fn original(&self, range: Range<usize>) -> Range<usize> {
-        let start = self.offsets[range.start];
-        let last = self.offsets[range.end - 1];
-        let width = self.text[range.end - 1..].chars().next().map_or(1, char::len_utf8);
-        start..last + width
+        let mut last = range.end - 1;
+        while !self.text.is_char_boundary(last) {
+            last -= 1;
+        }
+        let width = self.text[last..].chars().next().map_or(1, char::len_utf8);
+        self.offsets[range.start]..self.offsets[last] + width
     }
 }
 
@@ -237,6 +241,8 @@ mod tests {
     fn hard_wrapped_tokens_are_followed_to_the_next_line() {
         let text = "key ghp_0123456789abcdefghijABCDEF\nGHIJKLMNOP0123\n\nnext words";
         assert_eq!(redact(text), "key [REDACTED]\n\nnext words");
+        let cjk = "鍵は ghp_0123456789abcdefghijABCDEFGH。終わり";
+        assert_eq!(redact(cjk), "鍵は [REDACTED]。終わり");
         let narrow = "token ghp_012345678\n  9abcdefghijABCD\n  EFGH done";
         assert_eq!(redact(narrow), "token [REDACTED] done");
     }
