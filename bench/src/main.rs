@@ -6,7 +6,10 @@
 //!   `unicode61`, `trigram` and the `sessions` tokenizer ([`tokenizers`]);
 //! - `store`: the transcript store's write path, rewinds, reconciliation and
 //!   search during a rebuild, against plain tables and an OpenClaw-style
-//!   FTS5 trigger ([`store`]).
+//!   FTS5 trigger ([`store`]);
+//! - `search`: `sessions_search` latency on a million messages in spawn
+//!   trees, for `tree` and `agent` visibility, against a `LIKE` scan and an
+//!   OpenClaw-style query on the same database ([`sessions_search`]).
 //!
 //! Every figure is compared with anchors measured in the same run.
 //! `SESSION_SEARCH_BENCH_SCALE` (default 1.0) scales every size, for quick
@@ -19,6 +22,7 @@ mod memory;
 mod report;
 mod rng;
 mod search;
+mod sessions_search;
 mod stats;
 mod store;
 mod tokenizers;
@@ -40,17 +44,20 @@ pub enum Part {
     Tokenizer,
     /// The transcript store.
     Store,
+    /// `sessions_search` latency with visibility.
+    Search,
 }
 
 impl Part {
     /// Every part, in the order a full run executes them.
-    pub const ALL: [Part; 2] = [Part::Tokenizer, Part::Store];
+    pub const ALL: [Part; 3] = [Part::Tokenizer, Part::Store, Part::Search];
 
     /// The name that selects it on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Part::Tokenizer => "tokenizer",
             Part::Store => "store",
+            Part::Search => "search",
         }
     }
 
@@ -59,6 +66,7 @@ impl Part {
         match self {
             Part::Tokenizer => tokenizers::run(scale, work),
             Part::Store => store::run(scale, work),
+            Part::Search => sessions_search::run(scale, work),
         }
     }
 }
@@ -70,6 +78,9 @@ fn main() -> ExitCode {
             tokenizers::indexing::child_main(rest)
         }
         Some((flag, rest)) if flag == store::CHILD_FLAG => store::child_main(rest),
+        Some((flag, rest)) if flag == sessions_search::CHILD_FLAG => {
+            sessions_search::child_main(rest)
+        }
         _ => parts(&args).and_then(|parts| run(&parts)),
     };
     match result {

@@ -45,6 +45,9 @@ pub struct Target {
     /// A second figure that also passes the target when within its own
     /// limit (e.g. a latency ratio, or an absolute latency).
     pub or_else: Option<Alternative>,
+    /// The limit is a floor: the figure passes when at least `limit`
+    /// (e.g. a speed-up), not at most.
+    pub at_least: bool,
 }
 
 /// The second figure of a [`Target`].
@@ -67,11 +70,23 @@ impl Target {
             limit,
             unit,
             or_else: None,
+            at_least: false,
+        }
+    }
+
+    /// A target whose figure must be at least `limit`.
+    pub fn at_least(what: String, measured: f64, limit: f64, unit: &'static str) -> Target {
+        Target {
+            at_least: true,
+            ..Target::new(what, measured, limit, unit)
         }
     }
 
     /// Whether the figure, or its alternative, is within its limit.
     fn passes(&self) -> bool {
+        if self.at_least {
+            return self.measured >= self.limit;
+        }
         self.measured <= self.limit
             || self
                 .or_else
@@ -91,11 +106,12 @@ pub fn targets(targets: &[Target]) {
             )
         });
         println!(
-            "{}  {:<62}{:>8.3}{} (target <= {}{}{alternative})",
+            "{}  {:<62}{:>8.3}{} (target {} {}{}{alternative})",
             if target.passes() { "PASS" } else { "FAIL" },
             target.what,
             target.measured,
             target.unit,
+            if target.at_least { ">=" } else { "<=" },
             target.limit,
             target.unit,
         );

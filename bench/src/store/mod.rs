@@ -10,7 +10,7 @@
 //! the peak memory each reports is its own.
 
 mod append;
-mod databases;
+pub(crate) mod databases;
 mod rebuild;
 mod report;
 mod rewind;

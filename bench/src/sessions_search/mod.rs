@@ -1,0 +1,107 @@
+//! Part `search`: `sessions_search` latency on a large store with spawn
+//! trees, for `tree` and `agent` visibility, against two anchors measured in
+//! the same run on the same database: a `LIKE` scan over the visible rows,
+//! and an OpenClaw-style query (an external-content FTS5 table with
+//! `unicode61`, the visible session keys enumerated in the host and passed
+//! back as a list).
+//!
+//! One child process builds the database ([`build`]), one times
+//! `sessions_search`, one the anchors ([`latency`]); each prints its figures
+//! as one JSON line, with its own peak memory.
+
+mod build;
+mod latency;
+mod queries;
+mod report;
+
+use crate::child;
+use crate::report::Target;
+use crate::store::databases;
+use serde::de::DeserializeOwned;
+use std::error::Error;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The hidden first argument that makes this executable run one job of
+/// this part.
+pub const CHILD_FLAG: &str = "--search-job";
+
+/// The visible sessions, as every read query of the engine computes them.
+pub const VISIBLE_SQL: &str = include_str!("../../../sql/visible.sql");
+
+/// The engine's search statement (`engine/src/search.rs`).
+pub const SEARCH_SQL: &str = concat!(
+    include_str!("../../../sql/visible.sql"),
+    include_str!("../../../sql/search.sql")
+);
+
+/// The visibilities measured.
+pub const VISIBILITIES: [&str; 2] = ["tree", "agent"];
+
+/// The database of the part, in the work directory.
+fn db_path(work: &Path) -> PathBuf {
+    work.join("search.db")
+}
+
+/// Runs the part in the directory `work`, prints its tables and returns its
+/// targets.
+///
+/// # Errors
+///
+/// When a job fails.
+pub fn run(scale: f64, work: &Path) -> Result<Vec<Target>, Box<dyn Error>> {
+    report::header(scale);
+    let result = (|| {
+        let build = in_child(scale, work, "build")?;
+        report::build(&build);
+        let search = in_child(scale, work, "search")?;
+        let anchors = in_child(scale, work, "anchors")?;
+        report::latency(&search, &anchors);
+        Ok(report::targets(&search, &anchors))
+    })();
+    databases::remove(&db_path(work))?;
+    result
+}
+
+/// Runs `job` at `scale` in `work` in a child process and parses its
+/// report.
+fn in_child<T: DeserializeOwned>(scale: f64, work: &Path, job: &str) -> Result<T, Box<dyn Error>> {
+    let args = [
+        CHILD_FLAG.to_owned(),
+        scale.to_string(),
+        work.to_string_lossy().into_owned(),
+        job.to_owned(),
+    ];
+    Ok(serde_json::from_str(&child::report(&args)?)?)
+}
+
+/// The child's side: `args` are the scale, the work directory and the job
+/// (`build`, `search` or `anchors`); prints the job's figures as one JSON
+/// line.
+///
+/// # Errors
+///
+/// Wrong arguments, or any error of the job.
+pub fn child_main(args: &[String]) -> Result<(), Box<dyn Error>> {
+    let usage = || format!("usage: {CHILD_FLAG} SCALE DIR (build | search | anchors)");
+    let [scale, work, job] = args else {
+        return Err(usage().into());
+    };
+    let scale: f64 = scale.parse()?;
+    let work = Path::new(work);
+    let report = match job.as_str() {
+        "build" => serde_json::to_string(&build::run(scale, work)?)?,
+        "search" => serde_json::to_string(&latency::sessions_search(work)?)?,
+        "anchors" => serde_json::to_string(&latency::anchors(work)?)?,
+        _ => return Err(usage().into()),
+    };
+    println!("{report}");
+    Ok(())
+}
+
+/// Runs `f` and returns its value with its wall-clock time in milliseconds.
+fn timed_ms<T, E>(f: impl FnOnce() -> Result<T, E>) -> Result<(T, f64), E> {
+    let start = Instant::now();
+    let value = f()?;
+    Ok((value, start.elapsed().as_secs_f64() * 1e3))
+}
