@@ -17,55 +17,57 @@ use std::ops::Range;
 pub const REDACTED: &str = "[REDACTED]";
 
 /// The default patterns, one shape per line. Keep each in a form where a
-/// fragment of 8 or more characters of the secret cannot survive.
+/// fragment of 8 or more characters of the secret cannot survive. Word
+/// boundaries are ASCII ones (`(?-u:\b)`), so a token glued to CJK text
+/// (`密钥是ghp_…`) still starts at one.
 const DEFAULT_PATTERNS: &[&str] = &[
     // OpenAI, Anthropic and other `sk-` keys (project, admin, service accounts)
-    r"\bsk-[A-Za-z0-9_\-]{16,}",
+    r"(?-u:\b)sk-[A-Za-z0-9_\-]{16,}",
     // Stripe secret, restricted and publishable keys
-    r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",
+    r"(?-u:\b)(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",
     // GitHub tokens
-    r"\bgh[pousr]_[A-Za-z0-9]{20,}",
-    r"\bgithub_pat_[A-Za-z0-9_]{20,}",
+    r"(?-u:\b)gh[pousr]_[A-Za-z0-9]{20,}",
+    r"(?-u:\b)github_pat_[A-Za-z0-9_]{20,}",
     // GitLab tokens
-    r"\bgl(?:pat|ptt|dt|rt|cbt|soat|ft|imt|agent)-[A-Za-z0-9_\-]{16,}",
+    r"(?-u:\b)gl(?:pat|ptt|dt|rt|cbt|soat|ft|imt|agent)-[A-Za-z0-9_\-]{16,}",
     // Slack tokens and webhooks
-    r"\bxox[abposre]-[A-Za-z0-9\-]{10,}",
+    r"(?-u:\b)xox[abposre]-[A-Za-z0-9\-]{10,}",
     r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+",
     // AWS access key ids
-    r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[0-9A-Z]{16}",
+    r"(?-u:\b)(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[0-9A-Z]{16}",
     // Google API keys and OAuth access tokens
-    r"\bAIza[0-9A-Za-z_\-]{35}",
-    r"\bya29\.[0-9A-Za-z_\-]{20,}",
+    r"(?-u:\b)AIza[0-9A-Za-z_\-]{35}",
+    r"(?-u:\b)ya29\.[0-9A-Za-z_\-]{20,}",
     // Hugging Face, npm, PyPI, DigitalOcean, Databricks, Shopify, SendGrid
-    r"\bhf_[A-Za-z0-9]{30,}",
-    r"\bnpm_[A-Za-z0-9]{36}",
-    r"\bpypi-[A-Za-z0-9_\-]{50,}",
-    r"\bdo[opr]_v1_[a-f0-9]{64}",
-    r"\bdapi[a-f0-9]{32}",
-    r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
-    r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}",
+    r"(?-u:\b)hf_[A-Za-z0-9]{30,}",
+    r"(?-u:\b)npm_[A-Za-z0-9]{36}",
+    r"(?-u:\b)pypi-[A-Za-z0-9_\-]{50,}",
+    r"(?-u:\b)do[opr]_v1_[a-f0-9]{64}",
+    r"(?-u:\b)dapi[a-f0-9]{32}",
+    r"(?-u:\b)shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
+    r"(?-u:\b)SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}",
     // Telegram bot tokens, Discord bot tokens
     r"\d{8,10}:AA[A-Za-z0-9_\-]{33}",
-    r"\b[MN][A-Za-z\d]{23,25}\.[A-Za-z\d_\-]{6}\.[A-Za-z\d_\-]{27,}",
+    r"(?-u:\b)[MN][A-Za-z\d]{23,25}\.[A-Za-z\d_\-]{6}\.[A-Za-z\d_\-]{27,}",
     // age secret keys
-    r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}",
+    r"(?-u:\b)AGE-SECRET-KEY-1[0-9A-Z]{58}",
     // JSON Web Tokens
-    r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+    r"(?-u:\b)eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
     // PEM private keys, up to their end line or the end of the text
     r"(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
     // Authorization headers
-    r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/=\-]{8,})",
-    r"(?i)\bauthorization\s*[:=]\s*(?:basic|token|digest)\s+(?P<secret>[A-Za-z0-9._~+/=\-]{6,})",
+    r"(?i)(?-u:\b)bearer\s+(?P<secret>[A-Za-z0-9._~+/=\-]{8,})",
+    r"(?i)(?-u:\b)authorization\s*[:=]\s*(?:basic|token|digest)\s+(?P<secret>[A-Za-z0-9._~+/=\-]{6,})",
     // Passwords in URLs
-    r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]*:(?P<secret>[^@/\s]+)@",
+    r"(?-u:\b)[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]*:(?P<secret>[^@/\s]+)@",
     // JSON fields named like secrets
     r#"(?i)"[A-Za-z0-9_\-]*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?|auth)[A-Za-z0-9_\-]*"\s*:\s*"(?P<secret>(?:[^"\\]|\\.)*)""#,
     // Command-line flags, also with the value after a shell line continuation
     r"(?i)--(?:token|password|passwd|pass|api[-_]?key|secret|access[-_]?token|auth[-_]?token|client[-_]?secret)(?:=|\s+)(?:\\\r?\n\s*)?(?P<secret>\S+)",
     // Assignments: PASSWORD=…, api_key: …, export GITHUB_TOKEN=…
-    r#"(?i)\b[A-Z0-9_.\-]*(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|accountkey|sharedaccesskey|credentials?)[A-Z0-9_.\-]*'?\s*[:=]\s*(?P<secret>"[^"\n]*"|'[^'\n]*'|[^\s"',;]+)"#,
+    r#"(?i)(?-u:\b)[A-Z0-9_.\-]*(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|accountkey|sharedaccesskey|credentials?)[A-Z0-9_.\-]*'?\s*[:=]\s*(?P<secret>"[^"\n]*"|'[^'\n]*'|[^\s"',;]+)"#,
     // .netrc entries
-    r"(?i)\blogin\s+\S+\s+password\s+(?P<secret>\S+)",
+    r"(?i)(?-u:\b)login\s+\S+\s+password\s+(?P<secret>\S+)",
 ];
 
 /// Texts longer than this are redacted only in a window around the excerpt
@@ -241,6 +243,8 @@ mod tests {
     fn hard_wrapped_tokens_are_followed_to_the_next_line() {
         let text = "key ghp_0123456789abcdefghijABCDEF\nGHIJKLMNOP0123\n\nnext words";
         assert_eq!(redact(text), "key [REDACTED]\n\nnext words");
+        let glued = "密钥是ghp_0123456789abcdefghijABCDEFGH请保管好";
+        assert_eq!(redact(glued), "密钥是[REDACTED]请保管好");
         let cjk = "鍵は ghp_0123456789abcdefghijABCDEFGH。終わり";
         assert_eq!(redact(cjk), "鍵は [REDACTED]。終わり");
         let narrow = "token ghp_012345678\n  9abcdefghijABCD\n  EFGH done";
