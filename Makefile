@@ -34,6 +34,7 @@ $(EXT): deps $(shell find engine ext -name '*.rs' -o -name Cargo.toml) Cargo.tom
 
 demo: build
 	$(SQLITE3) < demo/tokenizer.sql
+	$(SQLITE3) < demo/search.sql
 
 test: lint test-rust test-sql test-python
 
