@@ -6,6 +6,9 @@
 //! Neither binding crate holds logic of its own: they fetch SQLite handles,
 //! call into this crate, and turn its results into SQL values.
 
+#![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod content;
 pub mod db;
 pub mod error;

@@ -6,6 +6,9 @@
 //! [`FUNCTIONS`] table; their logic lives in `session-search-engine`, this
 //! crate only adapts values.
 
+#![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod raw;
 
 use raw::RawConnection;

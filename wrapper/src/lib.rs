@@ -19,6 +19,9 @@
 //! # Ok::<(), session_search::Error>(())
 //! ```
 
+#![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 use rusqlite::{ffi, Connection};
 use session_search_engine::fts5;
 use std::ffi::c_void;

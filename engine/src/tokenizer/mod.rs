@@ -90,7 +90,12 @@ pub enum ArgumentError {
     /// An argument name the tokenizer does not know.
     Unknown(String),
     /// A known argument whose value is not `0` or `1`.
-    InvalidValue { name: String, value: String },
+    InvalidValue {
+        /// The argument.
+        name: String,
+        /// What was given for it.
+        value: String,
+    },
     /// A known argument given without a value.
     MissingValue(String),
 }
