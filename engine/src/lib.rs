@@ -1,10 +1,14 @@
 //! The engine of session-search, shared by the SQLite extension (`ext/`) and
 //! the Rust wrapper (`wrapper/`).
 //!
-//! Everything here is pure Rust and unit-tested without SQLite, except
-//! [`fts5`], the small C ABI module through which FTS5 calls the tokenizer.
-//! Neither binding crate holds logic of its own: they fetch SQLite handles,
-//! call into this crate, and turn its results into SQL values.
+//! The tokenizer, query compiler, redaction, excerpts and content parsing are
+//! pure Rust, unit-tested without SQLite. The store, search and history run
+//! their SQL (the `sql/*.sql` files, embedded) through [`db::Connection`], a
+//! two-method trait each binding implements over its own SQLite API. The one
+//! module with raw pointers is [`fts5`], the C ABI through which FTS5 calls
+//! the tokenizer. Every SQL function is an entry of
+//! [`sql_functions::FUNCTIONS`], registered the same way by both bindings,
+//! which only convert values: no logic lives twice.
 
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
