@@ -251,9 +251,8 @@ fn words_and_substrings(docs: Vec<Doc>) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// `sessions_tokenize(text, args)` as `(token, start, end, colocated)`
-/// (`colocated` is false unless the JSON says otherwise).
-fn tokens(conn: &Connection, text: &[u8], args: &str) -> Vec<(String, usize, usize, bool)> {
+/// `sessions_tokenize(text, args)` as `(token, start, end)`.
+fn tokens(conn: &Connection, text: &[u8], args: &str) -> Vec<(String, usize, usize)> {
     let json: String = conn
         .query_row(
             "SELECT sessions_tokenize(?1, ?2)",
@@ -269,7 +268,6 @@ fn tokens(conn: &Connection, text: &[u8], args: &str) -> Vec<(String, usize, usi
                 t["token"].as_str().unwrap().to_owned(),
                 t["start"].as_u64().unwrap() as usize,
                 t["end"].as_u64().unwrap() as usize,
-                t.get("colocated") == Some(&Value::Bool(true)),
             )
         })
         .collect()
@@ -291,7 +289,7 @@ fn token_contract(bytes: &[u8]) -> Result<(), TestCaseError> {
     for (i, args) in ARGS.iter().enumerate() {
         let toks = tokens(&conn, bytes, args);
         let mut previous_start = 0;
-        for (n, (token, start, end, colocated)) in toks.iter().enumerate() {
+        for (n, (token, start, end)) in toks.iter().enumerate() {
             let this = &toks[n];
             prop_assert!(*end <= bytes.len(), "{:?} past {} bytes", this, bytes.len());
             prop_assert!(*start >= previous_start, "starts decrease at {:?}", this);
@@ -326,12 +324,6 @@ fn token_contract(bytes: &[u8]) -> Result<(), TestCaseError> {
             } else {
                 prop_assert!(start < end, "empty span {:?}", this);
             }
-            prop_assert!(!(n == 0 && *colocated), "first token colocated: {:?}", toks);
-            prop_assert!(
-                !*colocated || args.contains("cjk 1"),
-                "colocated without cjk: {:?}",
-                toks
-            );
             previous_start = *start;
         }
 
