@@ -3,8 +3,9 @@
 //! tokenizer arguments. Nothing errors, valid pieces are found, and FTS5's
 //! integrity check passes afterwards.
 
+mod common;
+
 use rusqlite::{params, Connection};
-use serde_json::Value;
 
 /// A connection with a `sessions cjk 1` table `t` and a `sessions` table `w`.
 fn setup() -> Connection {
@@ -33,28 +34,6 @@ fn integrity_check(conn: &Connection, table: &str) {
         [],
     )
     .unwrap_or_else(|e| panic!("integrity-check of {table}: {e}"));
-}
-
-/// `sessions_tokenize(text, args)` decoded into `(token, start, end)`.
-fn tokenize(conn: &Connection, text: &[u8], args: &str) -> Vec<(String, usize, usize)> {
-    let json: String = conn
-        .query_row(
-            "SELECT sessions_tokenize(?1, ?2)",
-            params![text, args],
-            |r| r.get(0),
-        )
-        .unwrap();
-    let tokens: Vec<Value> = serde_json::from_str(&json).unwrap();
-    tokens
-        .iter()
-        .map(|t| {
-            (
-                t["token"].as_str().unwrap().to_owned(),
-                t["start"].as_u64().unwrap() as usize,
-                t["end"].as_u64().unwrap() as usize,
-            )
-        })
-        .collect()
 }
 
 fn insert_blob(conn: &Connection, table: &str, rowid: i64, body: &[u8]) {
@@ -182,7 +161,7 @@ fn invalid_utf8_splits_tokens_and_keeps_the_valid_pieces() {
         .unwrap();
     assert_eq!(highlighted, b"hello\xff[world]");
     assert_eq!(
-        tokenize(&conn, docs[2], "cjk 1"),
+        common::tokenize(&conn, docs[2], "cjk 1"),
         [
             ("東".into(), 1, 4),
             ("京".into(), 4, 7),
@@ -289,7 +268,7 @@ fn hundred_kilobyte_token_matches_itself_cut_at_256_bytes() {
         integrity_check(&conn, table);
     }
     assert_eq!(
-        tokenize(&conn, token.as_bytes(), ""),
+        common::tokenize(&conn, token.as_bytes(), ""),
         [(token[..256].to_owned(), 0, token.len())]
     );
 }
@@ -299,7 +278,7 @@ fn long_non_ascii_token_is_cut_at_a_character_boundary() {
     let conn = setup();
     let word = "é".repeat(1000); // 2000 bytes, folds to 1000 bytes of 'e'
     let greek = "ά".repeat(300); // 600 bytes, folds to 'α' (2 bytes each)
-    let tokens = tokenize(&conn, format!("{word} {greek}").as_bytes(), "");
+    let tokens = common::tokenize(&conn, format!("{word} {greek}").as_bytes(), "");
     assert_eq!(
         tokens,
         [("e".repeat(256), 0, 2000), ("α".repeat(128), 2001, 2601)]

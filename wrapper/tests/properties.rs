@@ -8,10 +8,11 @@
 //! `highlight()` marks exactly its occurrences. Arbitrary bytes never make
 //! tokenizing or indexing fail, and the tokens keep the offset contract.
 
+mod common;
+
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use rusqlite::{params, Connection};
-use serde_json::Value;
 use session_search::tokenizer::{Folder, RUN_BOUNDARY};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
@@ -251,28 +252,6 @@ fn words_and_substrings(docs: Vec<Doc>) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// `sessions_tokenize(text, args)` as `(token, start, end)`.
-fn tokens(conn: &Connection, text: &[u8], args: &str) -> Vec<(String, usize, usize)> {
-    let json: String = conn
-        .query_row(
-            "SELECT sessions_tokenize(?1, ?2)",
-            params![text, args],
-            |r| r.get(0),
-        )
-        .unwrap();
-    let tokens: Vec<Value> = serde_json::from_str(&json).unwrap();
-    tokens
-        .iter()
-        .map(|t| {
-            (
-                t["token"].as_str().unwrap().to_owned(),
-                t["start"].as_u64().unwrap() as usize,
-                t["end"].as_u64().unwrap() as usize,
-            )
-        })
-        .collect()
-}
-
 const ARGS: [&str; 4] = [
     "",
     "cjk 1",
@@ -287,7 +266,7 @@ fn token_contract(bytes: &[u8]) -> Result<(), TestCaseError> {
     let conn = session_search::open_in_memory().unwrap();
     let valid = std::str::from_utf8(bytes).ok();
     for (i, args) in ARGS.iter().enumerate() {
-        let toks = tokens(&conn, bytes, args);
+        let toks = common::tokenize(&conn, bytes, args);
         let mut previous_start = 0;
         for (n, (token, start, end)) in toks.iter().enumerate() {
             let this = &toks[n];
@@ -476,7 +455,7 @@ proptest! {
 fn every_pool_word_is_one_token_spanning_it() {
     let conn = session_search::open_in_memory().unwrap();
     for word in WORDS.split_whitespace() {
-        let toks = tokens(&conn, word.as_bytes(), "cjk 1");
+        let toks = common::tokenize(&conn, word.as_bytes(), "cjk 1");
         assert_eq!(toks.len(), 1, "{word}: {toks:?}");
         assert_eq!((toks[0].1, toks[0].2), (0, word.len()), "{word}");
     }

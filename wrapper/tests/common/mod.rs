@@ -1,5 +1,5 @@
-//! Helpers shared by the search, query, limits and redaction tests: sessions,
-//! messages, searches through the typed API and through SQL.
+//! Helpers shared by the integration tests: sessions, messages, searches
+//! through the typed API and through SQL, and the tokens of a text.
 
 #![allow(dead_code)]
 
@@ -165,4 +165,31 @@ impl Rng {
         let chars: Vec<char> = alphabet.chars().collect();
         (0..len).map(|_| chars[self.below(chars.len())]).collect()
     }
+}
+
+/// `sessions_tokenize(text, args)` on `conn`, decoded into
+/// `(token, start, end)`.
+pub fn tokenize(
+    conn: &rusqlite::Connection,
+    text: &[u8],
+    args: &str,
+) -> Vec<(String, usize, usize)> {
+    let json: String = conn
+        .query_row(
+            "SELECT sessions_tokenize(?1, ?2)",
+            rusqlite::params![text, args],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let tokens: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+    tokens
+        .iter()
+        .map(|t| {
+            (
+                t["token"].as_str().unwrap().to_owned(),
+                t["start"].as_u64().unwrap() as usize,
+                t["end"].as_u64().unwrap() as usize,
+            )
+        })
+        .collect()
 }
