@@ -15,7 +15,7 @@ build: $(EXT)
 # as root (CI, fresh machines), otherwise say what to install.
 deps:
 	@missing=""; \
-	ldconfig -p | grep -q 'libclang.*\.so' || missing="$$missing libclang-dev"; \
+	ldconfig -p | grep -qE 'libclang(-[0-9.]+)?\.so' || missing="$$missing libclang-dev"; \
 	command -v $(SQLITE3) >/dev/null || missing="$$missing sqlite3"; \
 	[ -x $(PYTHON) ] || missing="$$missing python3"; \
 	if [ -n "$$missing" ]; then \
