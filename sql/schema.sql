@@ -1,4 +1,4 @@
--- session-search internal schema, version 1. Run by sessions_init() after
+-- session-search internal schema, version 2. Run by sessions_init() after
 -- tables.sql, in one transaction; every statement is idempotent. Internal
 -- objects are prefixed session_search_ and may change between versions.
 
@@ -39,16 +39,48 @@ CREATE TABLE IF NOT EXISTS session_search_moves(
   joins INTEGER NOT NULL
 );
 
--- The text of every message that is in the index, as it was indexed. It is
--- the FTS5 table's content, read back only for highlight() and snippet().
-CREATE VIEW IF NOT EXISTS session_search_text(id, text) AS
-  SELECT m.id, sessions_text(m.content)
+-- The scope of each session: the words a search adds to its FTS5 query so
+-- that the index itself skips messages the caller cannot see. 'a' and the
+-- hex of the session's agent_id, then 't' and the hex of its own key and of
+-- every key above it in its spawned_by chain. A `tree` search for X asks for
+-- 't' || hex(X), an `agent` search for 'a' || hex(agent). The tokens only
+-- narrow what FTS5 reads: visible.sql still decides what is visible, so a
+-- stale token (a session deleted above) can cost time, never leak text.
+CREATE TABLE IF NOT EXISTS session_search_scopes(
+  session_key TEXT PRIMARY KEY,
+  scope       TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- The scope every session should have, from the sessions table as it is now
+-- (UNION stops at a cycle of spawned_by).
+CREATE VIEW IF NOT EXISTS session_search_scope_of(session_key, scope) AS
+  SELECT s.session_key,
+         'a' || lower(hex(s.agent_id)) || ' ' || (
+           WITH RECURSIVE up(key) AS (
+             SELECT s.session_key
+             UNION
+             SELECT p.spawned_by FROM sessions p JOIN up ON p.session_key = up.key
+             WHERE p.spawned_by IS NOT NULL)
+           SELECT group_concat('t' || lower(hex(key)), ' ') FROM up)
+  FROM sessions s;
+
+-- The text and scope of every message that is in the index, as they were
+-- indexed. It is the FTS5 table's content, read back only for highlight(),
+-- snippet() and the integrity check.
+CREATE VIEW IF NOT EXISTS session_search_text(id, text, scope) AS
+  SELECT m.id, sessions_text(m.content), sc.scope
   FROM messages m JOIN session_search_nodes n ON n.id = m.id
+  LEFT JOIN session_search_scopes sc ON sc.session_key = m.session_key
   WHERE n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
 
 CREATE VIRTUAL TABLE IF NOT EXISTS session_search_fts USING fts5(
   text,
+  scope,
   content = 'session_search_text',
   content_rowid = 'id',
   tokenize = 'sessions cjk 1'
 );
+
+-- Every session gets its scope (adoption, and the upgrade from version 1).
+INSERT OR IGNORE INTO session_search_scopes(session_key, scope)
+SELECT session_key, scope FROM session_search_scope_of;

@@ -1,20 +1,29 @@
 -- Hits of one search, after visibility and filters, best first.
 -- ?1, ?2: see visible.sql. ?3 = FTS5 expression, ?4 = JSON array of roles or
 -- NULL, ?5 / ?6 = since / until (unix ms) or NULL, ?7 = JSON array of
--- session keys or NULL, ?8 = 'relevance' or 'recent', ?9 = limit, ?10 = offset.
--- The inner query sorts only ids and ranks; the text is read for the page.
+-- session keys or NULL, ?8 = 'relevance' or 'recent', ?9 = limit, ?10 =
+-- offset, ?11 = the rank window: with 'relevance', only the ?11 newest
+-- matching messages (by id) that pass visibility and the filters are ranked,
+-- which bounds the work of a query that matches much of the history.
+-- The window is read newest first and stops after ?11 rows; sorting reads
+-- only ids and ranks, and the text is read for the page.
 SELECT m.session_key, m.id, m.message_id, m.role, m.created_at, hit.rank, sessions_text(m.content)
 FROM (
-  SELECT f.rowid AS id, f.rank AS rank, m.created_at AS created_at
-  FROM session_search_fts f
-  JOIN messages m ON m.id = f.rowid
-  WHERE session_search_fts MATCH ?3
-    AND m.session_key IN (SELECT session_key FROM visible)
-    AND (?4 IS NULL OR m.role IN (SELECT value FROM json_each(?4)))
-    AND (?5 IS NULL OR m.created_at >= ?5)
-    AND (?6 IS NULL OR m.created_at <= ?6)
-    AND (?7 IS NULL OR m.session_key IN (SELECT value FROM json_each(?7)))
-  ORDER BY CASE WHEN ?8 = 'recent' THEN -m.created_at ELSE f.rank END, m.created_at DESC, m.id DESC
+  SELECT id, rank, created_at
+  FROM (
+    SELECT f.rowid AS id, sessions_rank(session_search_fts) AS rank, m.created_at AS created_at
+    FROM session_search_fts f
+    JOIN messages m ON m.id = f.rowid
+    WHERE session_search_fts MATCH ?3
+      AND m.session_key IN (SELECT session_key FROM visible)
+      AND (?4 IS NULL OR m.role IN (SELECT value FROM json_each(?4)))
+      AND (?5 IS NULL OR m.created_at >= ?5)
+      AND (?6 IS NULL OR m.created_at <= ?6)
+      AND (?7 IS NULL OR m.session_key IN (SELECT value FROM json_each(?7)))
+    ORDER BY f.rowid DESC
+    LIMIT CASE WHEN ?8 = 'recent' THEN -1 ELSE ?11 END
+  )
+  ORDER BY CASE WHEN ?8 = 'recent' THEN -created_at ELSE rank END, created_at DESC, id DESC
   LIMIT ?9 OFFSET ?10
 ) AS hit
 JOIN messages m ON m.id = hit.id

@@ -1,4 +1,4 @@
--- session-search triggers, version 1: every write to sessions and messages
+-- session-search triggers, version 2: every write to sessions and messages
 -- keeps session_search_fts exact in the same transaction.
 --
 -- Invariant: a message is in session_search_fts iff its node's indexed_gen
@@ -40,9 +40,9 @@ AFTER INSERT ON messages BEGIN
                (SELECT value FROM session_search_meta WHERE key = 'generation') AS generation
         FROM (SELECT coalesce(NEW.parent_id, leaf_id) AS parent, leaf_id AS leaf
               FROM sessions WHERE session_key = NEW.session_key));
-  INSERT INTO session_search_fts(rowid, text)
-  SELECT NEW.id, sessions_text(NEW.content)
-  FROM session_search_nodes n
+  INSERT INTO session_search_fts(rowid, text, scope)
+  SELECT NEW.id, sessions_text(NEW.content), sc.scope
+  FROM session_search_nodes n LEFT JOIN session_search_scopes sc ON sc.session_key = NEW.session_key
   WHERE n.id = NEW.id AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
   UPDATE sessions SET leaf_id = NEW.id WHERE session_key = NEW.session_key;
 END;
@@ -84,8 +84,9 @@ WHEN OLD.leaf_id IS NOT NEW.leaf_id
     UNION ALL
     SELECT id, 0 FROM up_old);
 
-  INSERT INTO session_search_fts(session_search_fts, rowid, text)
-  SELECT 'delete', m.id, sessions_text(m.content)
+  INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
+  SELECT 'delete', m.id, sessions_text(m.content),
+         (SELECT scope FROM session_search_scopes WHERE session_key = NEW.session_key)
   FROM session_search_moves v
   CROSS JOIN session_search_nodes n ON n.id = v.id
   CROSS JOIN messages m ON m.id = v.id
@@ -95,8 +96,9 @@ WHEN OLD.leaf_id IS NOT NEW.leaf_id
   UPDATE session_search_nodes SET on_branch = 0, indexed_gen = 0
   WHERE id IN (SELECT id FROM session_search_moves WHERE joins = 0);
 
-  INSERT INTO session_search_fts(rowid, text)
-  SELECT m.id, sessions_text(m.content)
+  INSERT INTO session_search_fts(rowid, text, scope)
+  SELECT m.id, sessions_text(m.content),
+         (SELECT scope FROM session_search_scopes WHERE session_key = NEW.session_key)
   FROM session_search_moves v
   CROSS JOIN session_search_nodes n ON n.id = v.id
   CROSS JOIN messages m ON m.id = v.id
@@ -117,14 +119,16 @@ END;
 -- Editing a message's text or role re-indexes it.
 CREATE TRIGGER IF NOT EXISTS session_search_message_edit
 AFTER UPDATE OF role, content ON messages BEGIN
-  INSERT INTO session_search_fts(session_search_fts, rowid, text)
-  SELECT 'delete', OLD.id, sessions_text(OLD.content)
+  INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
+  SELECT 'delete', OLD.id, sessions_text(OLD.content),
+         (SELECT scope FROM session_search_scopes WHERE session_key = OLD.session_key)
   FROM session_search_nodes
   WHERE id = OLD.id AND indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
   UPDATE session_search_nodes SET indexable = NEW.role IN ('user', 'assistant'), indexed_gen = 0
   WHERE id = OLD.id;
-  INSERT INTO session_search_fts(rowid, text)
-  SELECT NEW.id, sessions_text(NEW.content)
+  INSERT INTO session_search_fts(rowid, text, scope)
+  SELECT NEW.id, sessions_text(NEW.content),
+         (SELECT scope FROM session_search_scopes WHERE session_key = NEW.session_key)
   FROM session_search_nodes
   WHERE id = NEW.id AND on_branch = 1 AND indexable = 1
     AND (SELECT value FROM session_search_meta WHERE key = 'indexing') = 'immediate';
@@ -151,8 +155,9 @@ END;
 -- message row is already gone, so the leaf move finds no text to remove.
 CREATE TRIGGER IF NOT EXISTS session_search_message_delete
 AFTER DELETE ON messages BEGIN
-  INSERT INTO session_search_fts(session_search_fts, rowid, text)
-  SELECT 'delete', OLD.id, sessions_text(OLD.content)
+  INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
+  SELECT 'delete', OLD.id, sessions_text(OLD.content),
+         (SELECT scope FROM session_search_scopes WHERE session_key = OLD.session_key)
   FROM session_search_nodes
   WHERE id = OLD.id AND indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
   UPDATE session_search_nodes SET parent = (SELECT parent FROM session_search_nodes WHERE id = OLD.id)
@@ -172,16 +177,60 @@ AFTER INSERT ON sessions BEGIN
   WHERE NEW.leaf_id IS NOT NULL;
   SELECT RAISE(ABORT, 'session_search: sessions.created_at must be an integer (unix milliseconds)')
   WHERE typeof(NEW.created_at) <> 'integer';
-  INSERT INTO session_search_fts(session_search_fts, rowid, text)
-  SELECT 'delete', m.id, sessions_text(m.content)
+  INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
+  SELECT 'delete', m.id, sessions_text(m.content),
+         (SELECT scope FROM session_search_scopes WHERE session_key = NEW.session_key)
   FROM messages m CROSS JOIN session_search_nodes n ON n.id = m.id
   WHERE m.session_key = NEW.session_key
     AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
   UPDATE session_search_nodes SET on_branch = 0, indexed_gen = 0
   WHERE id IN (SELECT id FROM messages WHERE session_key = NEW.session_key);
+  -- Its scope, and that of sessions already naming it in spawned_by.
+  INSERT INTO session_search_scopes(session_key, scope)
+  SELECT session_key, scope FROM session_search_scope_of
+  WHERE session_key IN (SELECT key FROM (
+    WITH RECURSIVE below(key) AS (
+      SELECT NEW.session_key
+      UNION
+      SELECT s.session_key FROM sessions s JOIN below ON s.spawned_by = below.key)
+    SELECT key FROM below))
+  ON CONFLICT(session_key) DO UPDATE SET scope = excluded.scope WHERE scope IS NOT excluded.scope;
 END;
 
+-- A session that moves to another agent or spawner takes its descendants'
+-- scopes along.
+CREATE TRIGGER IF NOT EXISTS session_search_session_move
+AFTER UPDATE OF agent_id, spawned_by ON sessions BEGIN
+  INSERT INTO session_search_scopes(session_key, scope)
+  SELECT session_key, scope FROM session_search_scope_of
+  WHERE session_key IN (SELECT key FROM (
+    WITH RECURSIVE below(key) AS (
+      SELECT NEW.session_key
+      UNION
+      SELECT s.session_key FROM sessions s JOIN below ON s.spawned_by = below.key)
+    SELECT key FROM below))
+  ON CONFLICT(session_key) DO UPDATE SET scope = excluded.scope WHERE scope IS NOT excluded.scope;
+END;
+
+-- A new scope re-indexes the session's indexed messages under it.
+CREATE TRIGGER IF NOT EXISTS session_search_scope_change
+AFTER UPDATE OF scope ON session_search_scopes BEGIN
+  INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
+  SELECT 'delete', m.id, sessions_text(m.content), OLD.scope
+  FROM messages m CROSS JOIN session_search_nodes n ON n.id = m.id
+  WHERE m.session_key = OLD.session_key
+    AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
+  INSERT INTO session_search_fts(rowid, text, scope)
+  SELECT m.id, sessions_text(m.content), NEW.scope
+  FROM messages m CROSS JOIN session_search_nodes n ON n.id = m.id
+  WHERE m.session_key = NEW.session_key
+    AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
+END;
+
+-- Sessions it spawned keep its token in their scope: it only costs time,
+-- as visible.sql no longer reaches them through it.
 CREATE TRIGGER IF NOT EXISTS session_search_session_delete
 AFTER DELETE ON sessions BEGIN
   DELETE FROM messages WHERE session_key = OLD.session_key;
+  DELETE FROM session_search_scopes WHERE session_key = OLD.session_key;
 END;

@@ -1,12 +1,16 @@
-//! The FTS5 C ABI: the structs of `fts5.h` that registration needs, and the
-//! three callbacks of the `sessions` tokenizer.
+//! The FTS5 C ABI: the structs of `fts5.h` that registration needs, the
+//! three callbacks of the `sessions` tokenizer, and the `sessions_rank`
+//! auxiliary function ([`crate::rank`] holds its arithmetic).
 //!
 //! This is the only module of the engine that touches raw pointers. It does
 //! not call SQLite itself: the extension and the wrapper each fetch the
 //! `fts5_api` pointer through their own SQLite binding (`SELECT fts5(?1)` with
 //! the pointer bound as type `fts5_api_ptr`) and hand it to
-//! [`register_tokenizer`]. See <https://sqlite.org/fts5.html#custom_tokenizers>.
+//! [`register_tokenizer`] and [`register_rank_function`]. See
+//! <https://sqlite.org/fts5.html#custom_tokenizers> and
+//! <https://sqlite.org/fts5.html#custom_auxiliary_functions>.
 
+use crate::rank::{Bm25, RankTotals};
 use crate::tokenizer::{Options, Tokenizer};
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr};
@@ -75,7 +79,15 @@ pub struct Fts5Api {
         ) -> c_int,
     >,
     x_find_tokenizer: Option<unsafe extern "C" fn()>,
-    x_create_function: Option<unsafe extern "C" fn()>,
+    x_create_function: Option<
+        unsafe extern "C" fn(
+            *mut Fts5Api,
+            *const c_char,
+            *mut c_void,
+            AuxFunction,
+            Option<unsafe extern "C" fn(*mut c_void)>,
+        ) -> c_int,
+    >,
 }
 
 /// Why the tokenizer could not be registered.
@@ -85,7 +97,8 @@ pub enum RegisterError {
     NoFts5,
     /// The `fts5_api` is older than version 2.
     UnsupportedVersion(i32),
-    /// `xCreateTokenizer` failed with this SQLite result code.
+    /// `xCreateTokenizer` or `xCreateFunction` failed with this SQLite result
+    /// code.
     Sqlite(i32),
 }
 
@@ -96,7 +109,7 @@ impl fmt::Display for RegisterError {
             RegisterError::UnsupportedVersion(v) => {
                 write!(f, "fts5_api version {v} is too old (need 2 or later)")
             }
-            RegisterError::Sqlite(rc) => write!(f, "xCreateTokenizer failed with code {rc}"),
+            RegisterError::Sqlite(rc) => write!(f, "FTS5 refused a registration with code {rc}"),
         }
     }
 }
@@ -115,17 +128,9 @@ impl std::error::Error for RegisterError {}
 /// [`RegisterError`] when the pointer is null, the API too old, or FTS5
 /// refuses the registration.
 pub unsafe fn register_tokenizer(api: *mut Fts5Api) -> Result<(), RegisterError> {
-    if api.is_null() {
-        return Err(RegisterError::NoFts5);
-    }
-    // SAFETY: the caller guarantees `api` points to a live fts5_api; its first
-    // four fields have had this layout since version 2, checked next.
-    let version = unsafe { (*api).i_version };
-    if version < 2 {
-        return Err(RegisterError::UnsupportedVersion(version));
-    }
-    // SAFETY: as above; the field is set by FTS5 for every version ≥ 2.
-    let Some(create) = (unsafe { (*api).x_create_tokenizer }) else {
+    // SAFETY: passed on from the caller.
+    let api_ref = unsafe { checked(api) }?;
+    let Some(create) = api_ref.x_create_tokenizer else {
         return Err(RegisterError::NoFts5);
     };
     let mut methods = Fts5TokenizerMethods {
@@ -149,6 +154,24 @@ pub unsafe fn register_tokenizer(api: *mut Fts5Api) -> Result<(), RegisterError>
     } else {
         Err(RegisterError::Sqlite(rc))
     }
+}
+
+/// `api` as a reference, once it is known to be a usable `fts5_api`.
+///
+/// # Safety
+///
+/// As for [`register_tokenizer`].
+unsafe fn checked<'a>(api: *mut Fts5Api) -> Result<&'a Fts5Api, RegisterError> {
+    if api.is_null() {
+        return Err(RegisterError::NoFts5);
+    }
+    // SAFETY: the caller guarantees `api` points to a live fts5_api; its first
+    // four fields have had this layout since version 2, checked next.
+    let api = unsafe { &*api };
+    if api.i_version < 2 {
+        return Err(RegisterError::UnsupportedVersion(api.i_version));
+    }
+    Ok(api)
 }
 
 /// What an `Fts5Tokenizer` pointer really points to.
@@ -255,4 +278,200 @@ unsafe extern "C" fn x_tokenize(
         Ok(Err(rc)) => rc,
         Err(_) => SQLITE_ERROR,
     }
+}
+
+/// The name the rank function is registered under.
+pub const RANK_FUNCTION_NAME: &CStr = c"sessions_rank";
+
+/// Opaque FTS5 cursor context (`Fts5Context` in `fts5.h`).
+#[repr(C)]
+pub struct Fts5Context {
+    _private: [u8; 0],
+}
+
+/// `fts5_extension_function`: an auxiliary function's C signature.
+pub type AuxFunction = Option<
+    unsafe extern "C" fn(
+        *const Fts5ExtensionApi,
+        *mut Fts5Context,
+        *mut c_void,
+        c_int,
+        *mut *mut c_void,
+    ),
+>;
+
+type QueryPhraseCallback =
+    unsafe extern "C" fn(*const Fts5ExtensionApi, *mut Fts5Context, *mut c_void) -> c_int;
+
+/// The leading part of `Fts5ExtensionApi` that `sessions_rank` uses; later
+/// versions only append members.
+#[repr(C)]
+pub struct Fts5ExtensionApi {
+    i_version: c_int,
+    x_user_data: unsafe extern "C" fn(*mut Fts5Context) -> *mut c_void,
+    x_column_count: unsafe extern "C" fn(*mut Fts5Context) -> c_int,
+    x_row_count: unsafe extern "C" fn(*mut Fts5Context, *mut i64) -> c_int,
+    x_column_total_size: unsafe extern "C" fn(*mut Fts5Context, c_int, *mut i64) -> c_int,
+    x_tokenize: unsafe extern "C" fn(),
+    x_phrase_count: unsafe extern "C" fn(*mut Fts5Context) -> c_int,
+    x_phrase_size: unsafe extern "C" fn(*mut Fts5Context, c_int) -> c_int,
+    x_inst_count: unsafe extern "C" fn(*mut Fts5Context, *mut c_int) -> c_int,
+    x_inst:
+        unsafe extern "C" fn(*mut Fts5Context, c_int, *mut c_int, *mut c_int, *mut c_int) -> c_int,
+    x_rowid: unsafe extern "C" fn(*mut Fts5Context) -> i64,
+    x_column_text: unsafe extern "C" fn(),
+    x_column_size: unsafe extern "C" fn(*mut Fts5Context, c_int, *mut c_int) -> c_int,
+    x_query_phrase:
+        unsafe extern "C" fn(*mut Fts5Context, c_int, *mut c_void, QueryPhraseCallback) -> c_int,
+    x_set_auxdata: unsafe extern "C" fn(
+        *mut Fts5Context,
+        *mut c_void,
+        Option<unsafe extern "C" fn(*mut c_void)>,
+    ) -> c_int,
+    x_get_auxdata: unsafe extern "C" fn(*mut Fts5Context, c_int) -> *mut c_void,
+}
+
+/// How an auxiliary function hands its result to SQLite: the binding's own
+/// `sqlite3_result_double` and `sqlite3_result_error_code`, since the engine
+/// links no SQLite. The first argument is the `sqlite3_context`.
+#[derive(Debug)]
+pub struct ResultSink {
+    /// `sqlite3_result_double`.
+    pub double: unsafe extern "C" fn(*mut c_void, f64),
+    /// `sqlite3_result_error_code`.
+    pub error_code: unsafe extern "C" fn(*mut c_void, c_int),
+}
+
+/// Registers `sessions_rank(fts)`: BM25 over the first column only (the
+/// message text), so the scope words of the second column neither count in
+/// a message's length nor cost a pass over their long doclists.
+///
+/// # Safety
+///
+/// As for [`register_tokenizer`]; `sink`'s functions must be those of the
+/// same SQLite.
+///
+/// # Errors
+///
+/// As for [`register_tokenizer`].
+pub unsafe fn register_rank_function(
+    api: *mut Fts5Api,
+    sink: &'static ResultSink,
+) -> Result<(), RegisterError> {
+    // SAFETY: passed on from the caller.
+    let api_ref = unsafe { checked(api) }?;
+    let Some(create) = api_ref.x_create_function else {
+        return Err(RegisterError::NoFts5);
+    };
+    // SAFETY: the name is static and NUL-terminated; `sink` lives for the
+    // whole program, so FTS5 may keep the pointer and needs no destructor.
+    let rc = unsafe {
+        create(
+            api,
+            RANK_FUNCTION_NAME.as_ptr(),
+            std::ptr::from_ref(sink).cast_mut().cast(),
+            Some(x_rank),
+            None,
+        )
+    };
+    if rc == SQLITE_OK {
+        Ok(())
+    } else {
+        Err(RegisterError::Sqlite(rc))
+    }
+}
+
+/// `sessions_rank`: sets the row's rank, or an error code.
+unsafe extern "C" fn x_rank(
+    api: *const Fts5ExtensionApi,
+    fts: *mut Fts5Context,
+    result: *mut c_void,
+    _arg_count: c_int,
+    _args: *mut *mut c_void,
+) {
+    // SAFETY: FTS5 calls with its live extension API and cursor context; the
+    // user data is the `&'static ResultSink` given at registration.
+    let (api, sink) = unsafe {
+        let api = &*api;
+        (api, &*(api.x_user_data)(fts).cast::<ResultSink>())
+    };
+    // SAFETY: the pair (`api`, `fts`) is valid for this call.
+    let rank = catch_unwind(AssertUnwindSafe(|| unsafe { rank(api, fts) }));
+    // SAFETY: `result` is this call's sqlite3_context.
+    unsafe {
+        match rank {
+            Ok(Ok(rank)) => (sink.double)(result, rank),
+            Ok(Err(rc)) => (sink.error_code)(result, rc),
+            Err(_) => (sink.error_code)(result, SQLITE_ERROR),
+        }
+    }
+}
+
+/// The row's BM25 rank (lower is better, as FTS5's `rank`).
+///
+/// # Safety
+///
+/// `api` and `fts` must be the pair FTS5 passed to an auxiliary function.
+unsafe fn rank(api: &Fts5ExtensionApi, fts: *mut Fts5Context) -> Result<f64, c_int> {
+    let ok = |rc: c_int| if rc == SQLITE_OK { Ok(()) } else { Err(rc) };
+    // SAFETY: every call passes FTS5's own context and valid out-pointers;
+    // the aux data is only ever a `Box<Bm25>` set below.
+    unsafe {
+        let mut bm25 = (api.x_get_auxdata)(fts, 0).cast::<Bm25>();
+        if bm25.is_null() {
+            let mut rows = 0;
+            let mut tokens = 0;
+            ok((api.x_row_count)(fts, &mut rows))?;
+            ok((api.x_column_total_size)(fts, 0, &mut tokens))?;
+            let phrases = usize::try_from((api.x_phrase_count)(fts)).unwrap_or(0);
+            let fresh = Box::into_raw(Box::new(Bm25::new(RankTotals { rows, tokens }, phrases)));
+            ok((api.x_set_auxdata)(fts, fresh.cast(), Some(drop_bm25)))?;
+            bm25 = fresh;
+        }
+        let bm25 = &mut *bm25;
+        let mut frequencies = vec![0u32; bm25.phrases()];
+        let mut instances = 0;
+        ok((api.x_inst_count)(fts, &mut instances))?;
+        for i in 0..instances {
+            let (mut phrase, mut column, mut offset) = (0, 0, 0);
+            ok((api.x_inst)(fts, i, &mut phrase, &mut column, &mut offset))?;
+            if let (0, Ok(phrase)) = (column, usize::try_from(phrase)) {
+                if let Some(f) = frequencies.get_mut(phrase) {
+                    *f += 1;
+                }
+            }
+        }
+        for (phrase, &frequency) in frequencies.iter().enumerate() {
+            if frequency > 0 && !bm25.knows_hits(phrase) {
+                let mut hits: i64 = 0;
+                ok((api.x_query_phrase)(
+                    fts,
+                    phrase as c_int,
+                    std::ptr::from_mut(&mut hits).cast(),
+                    count_row,
+                ))?;
+                bm25.set_hits(phrase, hits);
+            }
+        }
+        let mut length = 0;
+        ok((api.x_column_size)(fts, 0, &mut length))?;
+        Ok(bm25.rank(&frequencies, length))
+    }
+}
+
+/// `xQueryPhrase` callback: counts the rows of a phrase.
+unsafe extern "C" fn count_row(
+    _api: *const Fts5ExtensionApi,
+    _fts: *mut Fts5Context,
+    hits: *mut c_void,
+) -> c_int {
+    // SAFETY: `hits` is the `&mut i64` passed to xQueryPhrase in `rank`.
+    unsafe { *hits.cast::<i64>() += 1 };
+    SQLITE_OK
+}
+
+/// Frees the aux data of one query.
+unsafe extern "C" fn drop_bm25(bm25: *mut c_void) {
+    // SAFETY: the pointer came from Box::into_raw in `rank`; FTS5 frees it once.
+    drop(unsafe { Box::from_raw(bm25.cast::<Bm25>()) });
 }

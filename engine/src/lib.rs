@@ -20,6 +20,7 @@ pub mod excerpt;
 pub mod fts5;
 pub mod history;
 pub mod query;
+pub mod rank;
 pub mod redact;
 pub mod scope;
 pub mod search;

@@ -116,16 +116,26 @@ impl Query {
     }
 
     /// The FTS5 `MATCH` expression: every term as a quoted string, `*` after
-    /// prefix terms, joined by `AND`.
-    pub fn fts5_expression(&self) -> String {
-        self.terms
+    /// prefix terms, joined by `AND`, searched in the `text` column only;
+    /// with a `scope` word (see `sql/schema.sql`), only rows that have it in
+    /// the `scope` column.
+    pub fn fts5_expression(&self, scope: Option<&str>) -> String {
+        let terms = self
+            .terms
             .iter()
             .map(|term| {
                 let star = if term.prefix { "*" } else { "" };
                 format!("\"{}\"{star}", term.text)
             })
             .collect::<Vec<_>>()
-            .join(" AND ")
+            .join(" AND ");
+        match scope {
+            Some(scope) => format!(
+                "{{text}} : ({terms}) AND {{scope}} : \"{}\"",
+                scope.replace('"', "")
+            ),
+            None => format!("{{text}} : ({terms})"),
+        }
     }
 
     /// Byte ranges of `text` where a term matches, in order of position. A
@@ -188,7 +198,22 @@ mod tests {
     use super::*;
 
     fn expression(input: &str) -> String {
-        Query::parse(input).unwrap().fts5_expression()
+        let expression = Query::parse(input).unwrap().fts5_expression(None);
+        let inner = expression.strip_prefix("{text} : (").unwrap();
+        inner.strip_suffix(')').unwrap().to_owned()
+    }
+
+    #[test]
+    fn terms_search_the_text_column_and_the_scope_narrows() {
+        let q = Query::parse("deploy \"staging box\"").unwrap();
+        assert_eq!(
+            q.fts5_expression(None),
+            r#"{text} : ("deploy" AND "staging box")"#
+        );
+        assert_eq!(
+            q.fts5_expression(Some("t6162")),
+            r#"{text} : ("deploy" AND "staging box") AND {scope} : "t6162""#
+        );
     }
 
     #[test]

@@ -65,6 +65,31 @@ pub fn caller(db: &dyn Connection, function: &str, caller: Option<&str>) -> Resu
     Ok(caller.to_owned())
 }
 
+/// The word a search adds to its FTS5 query so that the index itself skips
+/// what `visibility` hides from `caller` (see `session_search_scopes` in
+/// `sql/schema.sql`); `None` for `all`. It only narrows the work:
+/// `visible.sql` still decides what is visible.
+///
+/// # Errors
+///
+/// SQL errors.
+pub fn scope_word(
+    db: &dyn Connection,
+    caller: &str,
+    visibility: Visibility,
+) -> Result<Option<String>> {
+    let column = match visibility {
+        Visibility::All => return Ok(None),
+        Visibility::Own | Visibility::Tree => "'t' || lower(hex(session_key))",
+        Visibility::Agent => "'a' || lower(hex(agent_id))",
+    };
+    let word = db.query_value(
+        &format!("SELECT {column} FROM sessions WHERE session_key = ?1"),
+        &[caller.into()],
+    )?;
+    Ok(word.as_str().map(str::to_owned))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

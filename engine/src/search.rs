@@ -23,6 +23,13 @@ pub const SEARCH_RECONCILE_ROWS: i64 = 200;
 /// their only matches are secrets.
 const MAX_SCANNED_ROWS: i64 = 500;
 
+/// Messages ranked by default: the newest matching ones that the caller may
+/// see and that pass the filters.
+pub const DEFAULT_RANK_WINDOW: i64 = 5000;
+
+/// The largest `rankWindow`.
+pub const MAX_RANK_WINDOW: i64 = 100_000_000;
+
 /// Said with `indexing: true`.
 const INDEXING_WARNING: &str =
     "the search index is still being built; results may be incomplete until reconciliation finishes";
@@ -75,6 +82,11 @@ pub struct SearchOptions {
     /// Largest `results` array in bytes of JSON, ≤ 32768 (default 32768).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_bytes: Option<i64>,
+    /// With `relevance`, how many of the newest matching messages are ranked
+    /// (default [`DEFAULT_RANK_WINDOW`], at most [`MAX_RANK_WINDOW`]): a
+    /// bound on the work of a query that matches much of the history.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank_window: Option<i64>,
     /// Extra redaction patterns (regular expressions).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub redact: Option<Vec<String>>,
@@ -172,12 +184,19 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
             "roles may only contain user and assistant, not {role:?}"
         )));
     }
+    let rank_window = bounded(
+        "sessions_search",
+        "rankWindow",
+        options.rank_window,
+        (1, MAX_RANK_WINDOW, DEFAULT_RANK_WINDOW),
+    )?;
     let query = Query::parse(query).map_err(|e| invalid(e.to_string()))?;
     let redactor = Redactor::new(options.redact.as_deref().unwrap_or_default()).map_err(invalid)?;
     store::require_schema(db, "sessions_search")?;
     let caller = scope::caller(db, "sessions_search", options.caller.as_deref())?;
     let indexing = store::catch_up(db, SEARCH_RECONCILE_ROWS)?;
     let visibility = scope::effective(options.visibility, options.sandboxed);
+    let expression = query.fts5_expression(scope::scope_word(db, &caller, visibility)?.as_deref());
 
     let page = (limit + 1) * 2;
     let mut hits = Vec::new();
@@ -189,7 +208,7 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
             &[
                 caller.as_str().into(),
                 visibility.name().into(),
-                query.fts5_expression().as_str().into(),
+                expression.as_str().into(),
                 json_list(&options.roles),
                 options.since.map_or(Value::Null, Value::Integer),
                 options.until.map_or(Value::Null, Value::Integer),
@@ -200,6 +219,7 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
                 },
                 page.into(),
                 offset.into(),
+                rank_window.into(),
             ],
         )?;
         for row in &rows {

@@ -8,13 +8,14 @@ use crate::tokenizer::TOKENIZER_VERSION;
 use serde::{Deserialize, Serialize};
 
 /// The schema version this build creates and understands.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// The public tables `sessions` and `messages` with their indexes, as
 /// `sessions_init()` creates them.
 pub const PUBLIC_TABLES_SQL: &str = include_str!("../../sql/tables.sql");
 const SCHEMA_SQL: &str = include_str!("../../sql/schema.sql");
 const ADOPT_SQL: &str = include_str!("../../sql/adopt.sql");
+const UPGRADE_V2_SQL: &str = include_str!("../../sql/upgrade_v2.sql");
 const TRIGGERS_SQL: &str = include_str!("../../sql/triggers.sql");
 const RECONCILE_INDEX_SQL: &str = include_str!("../../sql/reconcile_index.sql");
 const RECONCILE_MARK_SQL: &str = include_str!("../../sql/reconcile_mark.sql");
@@ -211,13 +212,22 @@ pub fn init(db: &dyn Connection) -> Result<Status> {
                 "sessions_init: the database has schema version {version}, newer than this session-search ({SCHEMA_VERSION}); upgrade session-search"
             )));
         }
-        if version < 1 {
-            check_columns(db)?;
-            db.execute_batch(PUBLIC_TABLES_SQL)?;
-            db.execute_batch(SCHEMA_SQL)?;
-            db.execute_batch(ADOPT_SQL)?;
+        match version {
+            0 => {
+                check_columns(db)?;
+                db.execute_batch(PUBLIC_TABLES_SQL)?;
+                db.execute_batch(SCHEMA_SQL)?;
+                db.execute_batch(ADOPT_SQL)?;
+                set_meta(db, "tokenizer_version", i64::from(TOKENIZER_VERSION).into())?;
+            }
+            1 => {
+                db.execute_batch(UPGRADE_V2_SQL)?;
+                db.execute_batch(SCHEMA_SQL)?;
+            }
+            _ => {}
+        }
+        if version != SCHEMA_VERSION {
             set_meta(db, "schema_version", SCHEMA_VERSION.into())?;
-            set_meta(db, "tokenizer_version", i64::from(TOKENIZER_VERSION).into())?;
         }
         install_triggers(db)?;
         ensure_tokenizer_current(db)?;

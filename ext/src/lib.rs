@@ -2,7 +2,7 @@
 //!
 //! `.load dist/session_search` finds the entry point
 //! [`sqlite3_sessionsearch_init`] by SQLite's naming rule. It registers the
-//! `sessions` FTS5 tokenizer and every function of the engine's
+//! `sessions` FTS5 tokenizer, the `sessions_rank` FTS5 function and every function of the engine's
 //! [`FUNCTIONS`] table; their logic lives in `session-search-engine`, this
 //! crate only adapts values.
 
@@ -42,6 +42,9 @@ fn register(db: *mut sqlite3) -> Result<()> {
         .map_err(|e| Error::new_message(&e.message))?;
     // SAFETY: `api` was just returned by this connection's FTS5.
     unsafe { fts5::register_tokenizer(api) }.map_err(|e| Error::new_message(&e.to_string()))?;
+    // SAFETY: as above; the sink calls this SQLite's routines.
+    unsafe { fts5::register_rank_function(api, &raw::RESULT_SINK) }
+        .map_err(|e| Error::new_message(&e.to_string()))?;
     for function in FUNCTIONS {
         let mut flags = FunctionFlags::UTF8;
         if function.deterministic {

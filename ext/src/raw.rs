@@ -5,7 +5,7 @@
 //! directly.
 
 use session_search_engine::db::{Connection, SqlError, Value};
-use session_search_engine::fts5::Fts5Api;
+use session_search_engine::fts5::{Fts5Api, ResultSink};
 use sqlite3ext_sys::{sqlite3, sqlite3_api_routines, sqlite3_context, sqlite3_stmt, sqlite3_value};
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::ptr::null_mut;
@@ -50,6 +50,22 @@ macro_rules! sqlite {
     ($name:ident($($arg:expr),* $(,)?)) => {
         (routines().$name.expect(concat!("SQLite routine ", stringify!($name))))($($arg),*)
     };
+}
+
+/// How the engine's FTS5 auxiliary functions set their results.
+pub static RESULT_SINK: ResultSink = ResultSink {
+    double: result_double,
+    error_code: result_error_code,
+};
+
+unsafe extern "C" fn result_double(context: *mut c_void, value: f64) {
+    // SAFETY: FTS5 passes the sqlite3_context of the running call.
+    unsafe { sqlite!(result_double(context.cast::<sqlite3_context>(), value)) }
+}
+
+unsafe extern "C" fn result_error_code(context: *mut c_void, code: c_int) {
+    // SAFETY: as in `result_double`.
+    unsafe { sqlite!(result_error_code(context.cast::<sqlite3_context>(), code)) }
 }
 
 /// Reads a function argument or column value.

@@ -28,7 +28,7 @@ struct Fixture {
 
 fn fixture() -> Fixture {
     let conn = session_search::open_in_memory().expect("open");
-    conn.execute_batch("CREATE VIRTUAL TABLE t USING fts5(body, tokenize = 'sessions cjk 1');")
+    conn.execute_batch("CREATE VIRTUAL TABLE t USING fts5(text, scope, tokenize = 'sessions cjk 1');")
         .expect("create the FTS5 table");
     let store = Store::open_in_memory().expect("open the store");
     store
@@ -40,7 +40,7 @@ fn fixture() -> Fixture {
         })
         .expect("create the session");
     for (i, text) in TEXTS.iter().enumerate() {
-        conn.execute("INSERT INTO t(body) VALUES (?1)", [text])
+        conn.execute("INSERT INTO t(text, scope) VALUES (?1, 't00')", [text])
             .expect("insert");
         store
             .append(&NewMessage {
@@ -64,7 +64,7 @@ fuzz_target!(|data: &[u8]| {
     FIXTURE.with(|f| {
         match Query::parse(&input) {
             Ok(query) => {
-                let expression = query.fts5_expression();
+                let expression = query.fts5_expression(Some("t00"));
                 let mut stmt = f
                     .conn
                     .prepare_cached("SELECT count(*) FROM t WHERE t MATCH ?1")

@@ -79,7 +79,8 @@ INSERT INTO probe VALUES
 SELECT * FROM hits;
 DELETE FROM probe;
 -- order: relevance is BM25 (score = -bm25), ties broken by newer first;
--- recent is newest first. The raw FTS5 ranking is shown for comparison.
+-- recent is newest first. FTS5's own bm25() over the same texts in a plain
+-- table is shown for comparison: the scope column changes no score.
 INSERT INTO messages(id, session_key, role, content, created_at) VALUES
   (10, 'agent:main:cli:1', 'user', 'rollback rollback rollback', 1100),
   (11, 'agent:main:cli:1', 'assistant', 'we planned a rollback of the release for tonight, after the checks', 1200),
@@ -87,7 +88,9 @@ INSERT INTO messages(id, session_key, role, content, created_at) VALUES
   (13, 'agent:main:cli:1', 'assistant', 'identical twin text', 1400),
   (14, 'agent:main:cli:1', 'assistant', 'identical twin text', 1500),
   (15, 'agent:main:cli:1', 'assistant', 'identical twin text', 1500);
-SELECT rowid, round(-bm25(session_search_fts), 12) FROM session_search_fts WHERE session_search_fts MATCH 'rollback' ORDER BY rank;
+CREATE VIRTUAL TABLE temp.plain USING fts5(text, tokenize = 'sessions cjk 1');
+INSERT INTO plain(rowid, text) SELECT id, text FROM session_search_text;
+SELECT rowid, round(-bm25(plain), 12) FROM plain WHERE plain MATCH 'rollback' ORDER BY rank;
 SELECT json_extract(r.value, '$.id'), round(json_extract(r.value, '$.score'), 12)
   FROM json_each(sessions_search('rollback', '{"caller":"agent:main:cli:1"}'), '$.results') r;
 SELECT group_concat(json_extract(r.value, '$.id'))

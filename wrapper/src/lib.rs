@@ -104,7 +104,8 @@ pub fn open_in_memory() -> Result<Connection> {
     Ok(conn)
 }
 
-/// Registers the `sessions` tokenizer and the SQL functions into `conn`, as
+/// Registers the `sessions` tokenizer, the `sessions_rank` FTS5 function and
+/// the SQL functions into `conn`, as
 /// loading the extension does.
 ///
 /// # Errors
@@ -115,8 +116,26 @@ pub fn register(conn: &Connection) -> Result<()> {
     let api = fts5_api(conn)?;
     // SAFETY: `api` was just returned by this open connection's FTS5.
     unsafe { fts5::register_tokenizer(api) }?;
+    // SAFETY: as above; the sink calls the same bundled SQLite.
+    unsafe { fts5::register_rank_function(api, &RESULT_SINK) }?;
     functions::register_functions(conn)?;
     Ok(())
+}
+
+/// How the engine's FTS5 auxiliary functions set their results.
+static RESULT_SINK: fts5::ResultSink = fts5::ResultSink {
+    double: result_double,
+    error_code: result_error_code,
+};
+
+unsafe extern "C" fn result_double(context: *mut c_void, value: f64) {
+    // SAFETY: FTS5 passes the sqlite3_context of the running call.
+    unsafe { ffi::sqlite3_result_double(context.cast(), value) }
+}
+
+unsafe extern "C" fn result_error_code(context: *mut c_void, code: std::ffi::c_int) {
+    // SAFETY: as in `result_double`.
+    unsafe { ffi::sqlite3_result_error_code(context.cast(), code) }
 }
 
 /// Fetches the connection's `fts5_api` with `SELECT fts5(?1)`.

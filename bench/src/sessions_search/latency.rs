@@ -122,7 +122,7 @@ pub fn sessions_search(work: &Path) -> Result<SearchRun, Box<dyn Error>> {
             set.queries
                 .iter()
                 .map(|query| {
-                    let expression = EngineQuery::parse(&query.text)?.fts5_expression();
+                    let expression = EngineQuery::parse(&query.text)?.fts5_expression(None);
                     Ok(conn.query_row(
                         "SELECT count(*) FROM session_search_fts WHERE session_search_fts MATCH ?1",
                         [expression],

@@ -1,0 +1,120 @@
+//! BM25 for `sessions_rank`, with FTS5's constants and formula, computed
+//! over the message text alone: the scope words that share the index (see
+//! `sql/schema.sql`) count neither in a message's length nor in the average.
+//! The C glue that feeds it is in [`crate::fts5`].
+
+/// FTS5's `k1`: how quickly repeated occurrences stop adding to the score.
+const K1: f64 = 1.2;
+/// FTS5's `b`: how much a long message is penalised.
+const B: f64 = 0.75;
+/// FTS5's floor for the IDF of a phrase found in most rows.
+const MIN_IDF: f64 = 1e-6;
+
+/// Totals of the text column, read once per query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RankTotals {
+    /// Rows in the index.
+    pub rows: i64,
+    /// Tokens of the text column in all rows.
+    pub tokens: i64,
+}
+
+/// The per-query state of BM25: the totals and, per phrase, its IDF once
+/// known (a phrase's row count is only looked up when a row contains it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bm25 {
+    rows: f64,
+    average_length: f64,
+    idf: Vec<Option<f64>>,
+}
+
+impl Bm25 {
+    /// The state for a query of `phrases` phrases over an index with `totals`.
+    pub fn new(totals: RankTotals, phrases: usize) -> Bm25 {
+        let rows = totals.rows.max(1) as f64;
+        Bm25 {
+            rows,
+            average_length: (totals.tokens.max(1) as f64 / rows).max(f64::MIN_POSITIVE),
+            idf: vec![None; phrases],
+        }
+    }
+
+    /// Number of phrases of the query.
+    pub fn phrases(&self) -> usize {
+        self.idf.len()
+    }
+
+    /// Whether the row count of `phrase` has been given.
+    pub fn knows_hits(&self, phrase: usize) -> bool {
+        self.idf.get(phrase).is_some_and(Option::is_some)
+    }
+
+    /// Records that `phrase` occurs in `hits` rows.
+    pub fn set_hits(&mut self, phrase: usize, hits: i64) {
+        if let Some(idf) = self.idf.get_mut(phrase) {
+            let hits = hits as f64;
+            *idf = Some(((self.rows - hits + 0.5) / (hits + 0.5)).ln().max(MIN_IDF));
+        }
+    }
+
+    /// The rank of a row whose text has `length` tokens and holds each
+    /// phrase `frequencies[i]` times: BM25 negated, so lower is better, as
+    /// FTS5's `rank`. Phrases whose row count is unknown add nothing.
+    pub fn rank(&self, frequencies: &[u32], length: i32) -> f64 {
+        let norm = K1 * (1.0 - B + B * f64::from(length.max(0)) / self.average_length);
+        let score: f64 = frequencies
+            .iter()
+            .zip(&self.idf)
+            .filter_map(|(&tf, idf)| {
+                let tf = f64::from(tf);
+                idf.map(|idf| idf * (tf * (K1 + 1.0)) / (tf + norm))
+            })
+            .sum();
+        -score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bm25(rows: i64, tokens: i64, hits: &[i64]) -> Bm25 {
+        let mut bm25 = Bm25::new(RankTotals { rows, tokens }, hits.len());
+        for (phrase, &h) in hits.iter().enumerate() {
+            bm25.set_hits(phrase, h);
+        }
+        bm25
+    }
+
+    #[test]
+    fn matches_the_bm25_formula() {
+        // 10 rows of 5 tokens on average; the phrase is in 2 of them.
+        let b = bm25(10, 50, &[2]);
+        let idf = ((10.0 - 2.0 + 0.5) / 2.5f64).ln();
+        let expected = idf * 1.0 * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * 4.0 / 5.0));
+        assert!((b.rank(&[1], 4) + expected).abs() < 1e-12);
+    }
+
+    #[test]
+    fn rarer_phrases_more_occurrences_and_shorter_rows_rank_first() {
+        let b = bm25(1000, 10_000, &[10, 500]);
+        assert!(b.rank(&[1, 0], 10) < b.rank(&[0, 1], 10));
+        assert!(b.rank(&[2, 0], 10) < b.rank(&[1, 0], 10));
+        assert!(b.rank(&[1, 0], 5) < b.rank(&[1, 0], 50));
+    }
+
+    #[test]
+    fn a_phrase_in_most_rows_keeps_a_tiny_positive_weight() {
+        let b = bm25(10, 100, &[9]);
+        assert!(b.rank(&[1], 10) < 0.0);
+        assert!(b.rank(&[1], 10) > -1e-5);
+    }
+
+    #[test]
+    fn unknown_phrases_and_empty_indexes_are_harmless() {
+        let b = Bm25::new(RankTotals { rows: 0, tokens: 0 }, 2);
+        assert_eq!(b.rank(&[3, 1], 0), 0.0);
+        assert!(!b.knows_hits(5));
+        assert_eq!(b.phrases(), 2);
+    }
+}

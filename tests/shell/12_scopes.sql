@@ -1,0 +1,58 @@
+.load dist/session_search
+-- Visibility stays exact while sessions move: the index's scope words (the
+-- caller's tree and agent, see sql/schema.sql) follow every change of
+-- spawned_by and agent_id, in the same transaction.
+SELECT sessions_init() IS NOT NULL;
+.mode list
+INSERT INTO sessions(session_key, agent_id, spawned_by, created_at) VALUES
+  ('root', 'main', NULL, 1), ('child', 'main', 'root', 2), ('grandchild', 'main', 'child', 3),
+  ('other', 'ops', NULL, 4);
+INSERT INTO messages(session_key, role, content, created_at) VALUES
+  ('root', 'user', 'kiwi in root', 10), ('child', 'user', 'kiwi in child', 11),
+  ('grandchild', 'assistant', 'kiwi in grandchild', 12), ('other', 'user', 'kiwi in other', 13);
+.print -- tree of root, of child; agent of root; all:
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root"}'), '$.results') r;
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"child"}'), '$.results') r;
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root","visibility":"agent"}'), '$.results') r;
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root","visibility":"all"}'), '$.results') r;
+.print -- child moves under other: its subtree leaves root's tree and joins other's
+UPDATE sessions SET spawned_by = 'other' WHERE session_key = 'child';
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root"}'), '$.results') r;
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"other"}'), '$.results') r;
+.print -- grandchild moves to agent ops: agent visibility follows
+UPDATE sessions SET agent_id = 'ops' WHERE session_key = 'grandchild';
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"other","visibility":"agent"}'), '$.results') r;
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root","visibility":"agent"}'), '$.results') r;
+.print -- a session written before its spawner: found in the spawner's tree once it exists
+INSERT INTO sessions(session_key, agent_id, spawned_by, created_at) VALUES ('early', 'main', 'late', 5);
+INSERT INTO messages(session_key, role, content, created_at) VALUES ('early', 'user', 'kiwi in early', 14);
+INSERT INTO sessions(session_key, agent_id, spawned_by, created_at) VALUES ('late', 'main', 'root', 6);
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root"}'), '$.results') r;
+.print -- deleting child: grandchild is no longer in other's tree
+DELETE FROM sessions WHERE session_key = 'child';
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"other"}'), '$.results') r;
+.print -- a spawned_by cycle neither hangs nor leaks
+INSERT INTO sessions(session_key, agent_id, spawned_by, created_at) VALUES ('p', 'x', 'q', 7), ('q', 'x', 'p', 8);
+INSERT INTO messages(session_key, role, content, created_at) VALUES ('p', 'user', 'kiwi in p', 15), ('q', 'user', 'kiwi in q', 16);
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"p"}'), '$.results') r;
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root"}'), '$.results') r;
+SELECT json_extract(sessions_status(), '$.integrity');
+.print -- a rolled-back move changes nothing
+BEGIN;
+UPDATE sessions SET spawned_by = NULL WHERE session_key = 'late';
+ROLLBACK;
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root"}'), '$.results') r;
+.print -- rankWindow: only the newest matches are ranked; it must be positive
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root","visibility":"all","rankWindow":2}'), '$.results') r;
+SELECT sessions_search('kiwi', '{"caller":"root","rankWindow":0}');
+.print -- a database made by schema version 1 is upgraded in place: nothing is
+.print -- lost, the index is rebuilt by reconciliation, rewound text stays hidden
+.open --deserialize tests/fixtures/schema-v1.db
+.load dist/session_search
+SELECT json_extract(value, '$.v') FROM (SELECT json_object('v', value) AS value FROM session_search_meta WHERE key = 'schema_version');
+SELECT sessions_init();
+SELECT sessions_reconcile(100);
+SELECT sessions_status();
+SELECT group_concat(json_extract(r.value, '$.messageId'), ' ') FROM json_each(sessions_search('staging', '{"caller":"agent:main:cli:1"}'), '$.results') r;
+SELECT count(*) FROM json_each(sessions_search('"blue-green cutover"', '{"caller":"agent:main:cli:1","visibility":"all"}'), '$.results');
+SELECT count(*) FROM json_each(sessions_search('staging', '{"caller":"agent:main:sub:2","visibility":"self"}'), '$.results');
