@@ -66,7 +66,7 @@ tests/node/node_modules/.package-lock.json: tests/node/package.json tests/node/p
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm libnode-dev >/dev/null; \
 	fi
 	nodedir=$$(dirname "$$(dirname "$$(readlink -f "$$(command -v node)")")"); \
-	[ -f "$$nodedir/include/node/node.h" ] || { echo "no node headers in $$nodedir/include/node" >&2; exit 1; }; \
+	[ -f "$$nodedir/include/node/node.h" ] || { echo "no node headers in $$nodedir/include/node (Debian: apt-get install libnode-dev)" >&2; exit 1; }; \
 	cd tests/node && npm ci --ignore-scripts --no-audit --no-fund && \
 	  npm --prefix node_modules/better-sqlite3 run build-release --loglevel=warn --nodedir="$$nodedir"
 	touch $@
