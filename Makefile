@@ -36,7 +36,7 @@ demo: build
 	$(SQLITE3) < demo/tokenizer.sql
 	$(SQLITE3) < demo/search.sql
 
-test: lint test-rust test-sql test-python
+test: lint test-rust test-sql test-python test-node
 
 lint: deps
 	$(CARGO) fmt --all --check
@@ -50,6 +50,26 @@ test-sql: build
 
 test-python: build
 	$(PYTHON) -m unittest discover -s tests/python -v
+
+# better-sqlite3 is installed without its install script (which would try to
+# download a prebuilt binary) and compiled from source against the headers of
+# the installed node (<prefix>/include/node), so node-gyp downloads nothing
+# either: only the npm registry is used. Installed again when package.json or
+# package-lock.json changes.
+.PHONY: test-node
+test-node: build tests/node/node_modules/.package-lock.json
+	SQLITE3=$(SQLITE3) PYTHON=$(PYTHON) node --test tests/node/search.test.mjs
+
+tests/node/node_modules/.package-lock.json: tests/node/package.json tests/node/package-lock.json
+	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "install node: sudo apt-get install nodejs npm libnode-dev" >&2; exit 1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm libnode-dev >/dev/null; \
+	fi
+	nodedir=$$(dirname "$$(dirname "$$(readlink -f "$$(command -v node)")")"); \
+	[ -f "$$nodedir/include/node/node.h" ] || { echo "no node headers in $$nodedir/include/node (Debian: apt-get install libnode-dev)" >&2; exit 1; }; \
+	cd tests/node && npm ci --ignore-scripts --no-audit --no-fund && \
+	  npm --prefix node_modules/better-sqlite3 run build-release --loglevel=warn --nodedir="$$nodedir"
+	touch $@
 
 bench: build
 	$(CARGO) run --release -p session-search-bench

@@ -1,8 +1,9 @@
 -- One transcript scenario, run unchanged through the sqlite3 shell, Python's
--- sqlite3 and the Rust wrapper (wrapper/tests/cross_language.rs); every
--- SELECT must print byte-identical JSON in all three.
+-- sqlite3 and the Rust wrapper (wrapper/tests/cross_language.rs) and through
+-- Node's better-sqlite3 (tests/node/search.test.mjs, which compares Node with
+-- the shell and Python); every SELECT must print byte-identical JSON in all.
 --
--- Rules for this file, which the three runners rely on: plain SQL only (no
+-- Rules for this file, which the runners rely on: plain SQL only (no
 -- dot-commands; the runners load the extension themselves), every SELECT
 -- returns exactly one row of one column, and no statement fails.
 SELECT sessions_init();
