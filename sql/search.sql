@@ -11,7 +11,7 @@ SELECT m.session_key, m.id, m.message_id, m.role, m.created_at, hit.rank, sessio
 FROM (
   SELECT id, rank, created_at
   FROM (
-    SELECT f.rowid AS id, sessions_rank(session_search_fts) AS rank, m.created_at AS created_at
+    SELECT f.rowid AS id, sessions_rank(session_search_fts, (SELECT max(id) FROM messages)) AS rank, m.created_at AS created_at
     FROM session_search_fts f
     JOIN messages m ON m.id = f.rowid
     WHERE session_search_fts MATCH ?3

@@ -20,5 +20,6 @@ CREATE TABLE IF NOT EXISTS messages(
 );
 
 CREATE INDEX IF NOT EXISTS session_search_messages_by_session ON messages(session_key, id);
-CREATE INDEX IF NOT EXISTS session_search_sessions_by_parent ON sessions(spawned_by);
-CREATE INDEX IF NOT EXISTS session_search_sessions_by_agent ON sessions(agent_id);
+-- Covering indexes for the visibility walks of visible.sql and the scopes.
+CREATE INDEX IF NOT EXISTS session_search_sessions_by_spawner ON sessions(spawned_by, session_key);
+CREATE INDEX IF NOT EXISTS session_search_sessions_by_agent_key ON sessions(agent_id, session_key);

@@ -10,7 +10,7 @@
 //! <https://sqlite.org/fts5.html#custom_tokenizers> and
 //! <https://sqlite.org/fts5.html#custom_auxiliary_functions>.
 
-use crate::rank::{Bm25, RankTotals};
+use crate::rank::{estimate_hits, Bm25, RankTotals};
 use crate::tokenizer::{Options, Tokenizer};
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr};
@@ -22,6 +22,8 @@ pub const TOKENIZER_NAME: &CStr = c"sessions";
 
 const SQLITE_OK: c_int = 0;
 const SQLITE_ERROR: c_int = 1;
+const SQLITE_INTEGER: c_int = 1;
+const SQLITE_DONE: c_int = 101;
 
 /// Opaque tokenizer instance (`Fts5Tokenizer` in `fts5.h`).
 #[repr(C)]
@@ -331,45 +333,52 @@ pub struct Fts5ExtensionApi {
     x_get_auxdata: unsafe extern "C" fn(*mut Fts5Context, c_int) -> *mut c_void,
 }
 
-/// How an auxiliary function hands its result to SQLite: the binding's own
-/// `sqlite3_result_double` and `sqlite3_result_error_code`, since the engine
-/// links no SQLite. The first argument is the `sqlite3_context`.
+/// The SQLite routines an auxiliary function needs, from the binding that
+/// registers it (the engine links no SQLite): reading an integer argument
+/// and setting the result. Contexts and values are passed as `*mut c_void`.
 #[derive(Debug)]
-pub struct ResultSink {
+pub struct Routines {
+    /// `sqlite3_value_type`.
+    pub value_type: unsafe extern "C" fn(*mut c_void) -> c_int,
+    /// `sqlite3_value_int64`.
+    pub value_int64: unsafe extern "C" fn(*mut c_void) -> i64,
     /// `sqlite3_result_double`.
-    pub double: unsafe extern "C" fn(*mut c_void, f64),
+    pub result_double: unsafe extern "C" fn(*mut c_void, f64),
     /// `sqlite3_result_error_code`.
-    pub error_code: unsafe extern "C" fn(*mut c_void, c_int),
+    pub result_error_code: unsafe extern "C" fn(*mut c_void, c_int),
 }
 
-/// Registers `sessions_rank(fts)`: BM25 over the first column only (the
-/// message text), so the scope words of the second column neither count in
-/// a message's length nor cost a pass over their long doclists.
+/// Registers `sessions_rank(fts [, last_rowid])`: BM25 over the first
+/// column only (the message text), so the scope words of the second column
+/// neither count in a message's length nor cost a pass over their long
+/// doclists. With `last_rowid` (the largest rowid in the index), the row
+/// count of a phrase in more than [`HIT_SAMPLE`] rows is estimated from the
+/// first ones (see [`crate::rank::estimate_hits`]) instead of counted.
 ///
 /// # Safety
 ///
-/// As for [`register_tokenizer`]; `sink`'s functions must be those of the
-/// same SQLite.
+/// As for [`register_tokenizer`]; `routines` must be those of the same
+/// SQLite.
 ///
 /// # Errors
 ///
 /// As for [`register_tokenizer`].
 pub unsafe fn register_rank_function(
     api: *mut Fts5Api,
-    sink: &'static ResultSink,
+    routines: &'static Routines,
 ) -> Result<(), RegisterError> {
     // SAFETY: passed on from the caller.
     let api_ref = unsafe { checked(api) }?;
     let Some(create) = api_ref.x_create_function else {
         return Err(RegisterError::NoFts5);
     };
-    // SAFETY: the name is static and NUL-terminated; `sink` lives for the
-    // whole program, so FTS5 may keep the pointer and needs no destructor.
+    // SAFETY: the name is static and NUL-terminated; `routines` lives for
+    // the whole program, so FTS5 may keep the pointer and needs no destructor.
     let rc = unsafe {
         create(
             api,
             RANK_FUNCTION_NAME.as_ptr(),
-            std::ptr::from_ref(sink).cast_mut().cast(),
+            std::ptr::from_ref(routines).cast_mut().cast(),
             Some(x_rank),
             None,
         )
@@ -386,23 +395,27 @@ unsafe extern "C" fn x_rank(
     api: *const Fts5ExtensionApi,
     fts: *mut Fts5Context,
     result: *mut c_void,
-    _arg_count: c_int,
-    _args: *mut *mut c_void,
+    arg_count: c_int,
+    args: *mut *mut c_void,
 ) {
     // SAFETY: FTS5 calls with its live extension API and cursor context; the
-    // user data is the `&'static ResultSink` given at registration.
-    let (api, sink) = unsafe {
+    // user data is the `&'static Routines` given at registration; `args`
+    // holds `arg_count` protected values.
+    let (api, routines, last_rowid) = unsafe {
         let api = &*api;
-        (api, &*(api.x_user_data)(fts).cast::<ResultSink>())
+        let routines = &*(api.x_user_data)(fts).cast::<Routines>();
+        let last_rowid = (arg_count >= 1 && (routines.value_type)(*args) == SQLITE_INTEGER)
+            .then(|| (routines.value_int64)(*args));
+        (api, routines, last_rowid)
     };
     // SAFETY: the pair (`api`, `fts`) is valid for this call.
-    let rank = catch_unwind(AssertUnwindSafe(|| unsafe { rank(api, fts) }));
+    let rank = catch_unwind(AssertUnwindSafe(|| unsafe { rank(api, fts, last_rowid) }));
     // SAFETY: `result` is this call's sqlite3_context.
     unsafe {
         match rank {
-            Ok(Ok(rank)) => (sink.double)(result, rank),
-            Ok(Err(rc)) => (sink.error_code)(result, rc),
-            Err(_) => (sink.error_code)(result, SQLITE_ERROR),
+            Ok(Ok(rank)) => (routines.result_double)(result, rank),
+            Ok(Err(rc)) => (routines.result_error_code)(result, rc),
+            Err(_) => (routines.result_error_code)(result, SQLITE_ERROR),
         }
     }
 }
@@ -412,7 +425,11 @@ unsafe extern "C" fn x_rank(
 /// # Safety
 ///
 /// `api` and `fts` must be the pair FTS5 passed to an auxiliary function.
-unsafe fn rank(api: &Fts5ExtensionApi, fts: *mut Fts5Context) -> Result<f64, c_int> {
+unsafe fn rank(
+    api: &Fts5ExtensionApi,
+    fts: *mut Fts5Context,
+    last_rowid: Option<i64>,
+) -> Result<f64, c_int> {
     let ok = |rc: c_int| if rc == SQLITE_OK { Ok(()) } else { Err(rc) };
     // SAFETY: every call passes FTS5's own context and valid out-pointers;
     // the aux data is only ever a `Box<Bm25>` set below.
@@ -443,13 +460,28 @@ unsafe fn rank(api: &Fts5ExtensionApi, fts: *mut Fts5Context) -> Result<f64, c_i
         }
         for (phrase, &frequency) in frequencies.iter().enumerate() {
             if frequency > 0 && !bm25.knows_hits(phrase) {
-                let mut hits: i64 = 0;
+                let mut sample = HitSample {
+                    limit: if last_rowid.is_some() {
+                        HIT_SAMPLE
+                    } else {
+                        u64::MAX
+                    },
+                    hits: 0,
+                    first: 0,
+                    last: 0,
+                };
                 ok((api.x_query_phrase)(
                     fts,
                     phrase as c_int,
-                    std::ptr::from_mut(&mut hits).cast(),
-                    count_row,
+                    std::ptr::from_mut(&mut sample).cast(),
+                    sample_row,
                 ))?;
+                let hits = match last_rowid {
+                    Some(end) if sample.hits == sample.limit => {
+                        estimate_hits(sample.hits, sample.first..=sample.last, end)
+                    }
+                    _ => sample.hits as f64,
+                };
                 bm25.set_hits(phrase, hits);
             }
         }
@@ -459,15 +491,40 @@ unsafe fn rank(api: &Fts5ExtensionApi, fts: *mut Fts5Context) -> Result<f64, c_i
     }
 }
 
-/// `xQueryPhrase` callback: counts the rows of a phrase.
-unsafe extern "C" fn count_row(
-    _api: *const Fts5ExtensionApi,
-    _fts: *mut Fts5Context,
-    hits: *mut c_void,
+/// Rows at most read to count a phrase's rows when the index's last rowid
+/// is known; beyond, the count is estimated.
+pub const HIT_SAMPLE: u64 = 4096;
+
+/// The rows of a phrase seen by `xQueryPhrase`, in rowid order.
+struct HitSample {
+    limit: u64,
+    hits: u64,
+    first: i64,
+    last: i64,
+}
+
+/// `xQueryPhrase` callback: counts a row and stops at the sample's limit.
+unsafe extern "C" fn sample_row(
+    api: *const Fts5ExtensionApi,
+    fts: *mut Fts5Context,
+    sample: *mut c_void,
 ) -> c_int {
-    // SAFETY: `hits` is the `&mut i64` passed to xQueryPhrase in `rank`.
-    unsafe { *hits.cast::<i64>() += 1 };
-    SQLITE_OK
+    // SAFETY: `sample` is the `&mut HitSample` passed to xQueryPhrase in
+    // `rank`; `api` and `fts` are the phrase cursor's, valid for this call.
+    unsafe {
+        let sample = &mut *sample.cast::<HitSample>();
+        let rowid = ((*api).x_rowid)(fts);
+        if sample.hits == 0 {
+            sample.first = rowid;
+        }
+        sample.last = rowid;
+        sample.hits += 1;
+        if sample.hits >= sample.limit {
+            SQLITE_DONE
+        } else {
+            SQLITE_OK
+        }
+    }
 }
 
 /// Frees the aux data of one query.

@@ -49,10 +49,10 @@ impl Bm25 {
         self.idf.get(phrase).is_some_and(Option::is_some)
     }
 
-    /// Records that `phrase` occurs in `hits` rows.
-    pub fn set_hits(&mut self, phrase: usize, hits: i64) {
+    /// Records that `phrase` occurs in `hits` rows (at most all of them).
+    pub fn set_hits(&mut self, phrase: usize, hits: f64) {
         if let Some(idf) = self.idf.get_mut(phrase) {
-            let hits = hits as f64;
+            let hits = hits.clamp(0.0, self.rows);
             *idf = Some(((self.rows - hits + 0.5) / (hits + 0.5)).ln().max(MIN_IDF));
         }
     }
@@ -74,6 +74,16 @@ impl Bm25 {
     }
 }
 
+/// The rows of a phrase, estimated from its first `seen` rows, whose rowids
+/// span `sample`, when the index's rowids end at `last_rowid`: the phrase is
+/// assumed as frequent after the sample as within it. Rowids grow with
+/// time, so this is the density of the phrase's oldest uses carried forward.
+pub fn estimate_hits(seen: u64, sample: std::ops::RangeInclusive<i64>, last_rowid: i64) -> f64 {
+    let sampled = (*sample.end() as f64 - *sample.start() as f64 + 1.0).max(1.0);
+    let whole = (last_rowid as f64 - *sample.start() as f64 + 1.0).max(sampled);
+    seen as f64 * whole / sampled
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,7 +91,7 @@ mod tests {
     fn bm25(rows: i64, tokens: i64, hits: &[i64]) -> Bm25 {
         let mut bm25 = Bm25::new(RankTotals { rows, tokens }, hits.len());
         for (phrase, &h) in hits.iter().enumerate() {
-            bm25.set_hits(phrase, h);
+            bm25.set_hits(phrase, h as f64);
         }
         bm25
     }
@@ -108,6 +118,30 @@ mod tests {
         let b = bm25(10, 100, &[9]);
         assert!(b.rank(&[1], 10) < 0.0);
         assert!(b.rank(&[1], 10) > -1e-5);
+    }
+
+    #[test]
+    fn hits_are_extrapolated_from_the_sample_density() {
+        // 100 hits in rowids 1..=1000 of an index ending at 10 000.
+        assert_eq!(estimate_hits(100, 1..=1000, 10_000), 1000.0);
+        // A sample reaching the end is the whole count.
+        assert_eq!(estimate_hits(100, 50..=900, 900), 100.0);
+        // A last rowid before the sample's end (a stale argument) never
+        // shrinks the count below what was seen.
+        assert_eq!(estimate_hits(100, 50..=900, 10), 100.0);
+    }
+
+    #[test]
+    fn estimated_counts_are_clamped_to_the_rows() {
+        let mut b = Bm25::new(
+            RankTotals {
+                rows: 10,
+                tokens: 100,
+            },
+            1,
+        );
+        b.set_hits(0, 1e9);
+        assert!(b.rank(&[1], 10) < 0.0);
     }
 
     #[test]

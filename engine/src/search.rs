@@ -25,7 +25,7 @@ const MAX_SCANNED_ROWS: i64 = 500;
 
 /// Messages ranked by default: the newest matching ones that the caller may
 /// see and that pass the filters.
-pub const DEFAULT_RANK_WINDOW: i64 = 5000;
+pub const DEFAULT_RANK_WINDOW: i64 = 1000;
 
 /// The largest `rankWindow`.
 pub const MAX_RANK_WINDOW: i64 = 100_000_000;

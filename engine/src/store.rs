@@ -222,6 +222,7 @@ pub fn init(db: &dyn Connection) -> Result<Status> {
             }
             1 => {
                 db.execute_batch(UPGRADE_V2_SQL)?;
+                db.execute_batch(PUBLIC_TABLES_SQL)?;
                 db.execute_batch(SCHEMA_SQL)?;
             }
             _ => {}

@@ -42,8 +42,8 @@ fn register(db: *mut sqlite3) -> Result<()> {
         .map_err(|e| Error::new_message(&e.message))?;
     // SAFETY: `api` was just returned by this connection's FTS5.
     unsafe { fts5::register_tokenizer(api) }.map_err(|e| Error::new_message(&e.to_string()))?;
-    // SAFETY: as above; the sink calls this SQLite's routines.
-    unsafe { fts5::register_rank_function(api, &raw::RESULT_SINK) }
+    // SAFETY: as above; the routines are this SQLite's.
+    unsafe { fts5::register_rank_function(api, &raw::AUX_ROUTINES) }
         .map_err(|e| Error::new_message(&e.to_string()))?;
     for function in FUNCTIONS {
         let mut flags = FunctionFlags::UTF8;

@@ -5,7 +5,7 @@
 //! directly.
 
 use session_search_engine::db::{Connection, SqlError, Value};
-use session_search_engine::fts5::{Fts5Api, ResultSink};
+use session_search_engine::fts5::{Fts5Api, Routines};
 use sqlite3ext_sys::{sqlite3, sqlite3_api_routines, sqlite3_context, sqlite3_stmt, sqlite3_value};
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::ptr::null_mut;
@@ -52,19 +52,31 @@ macro_rules! sqlite {
     };
 }
 
-/// How the engine's FTS5 auxiliary functions set their results.
-pub static RESULT_SINK: ResultSink = ResultSink {
-    double: result_double,
-    error_code: result_error_code,
+/// The routines the engine's FTS5 auxiliary functions call.
+pub static AUX_ROUTINES: Routines = Routines {
+    value_type: aux_value_type,
+    value_int64: aux_value_int64,
+    result_double: aux_result_double,
+    result_error_code: aux_result_error_code,
 };
 
-unsafe extern "C" fn result_double(context: *mut c_void, value: f64) {
+unsafe extern "C" fn aux_value_type(value: *mut c_void) -> c_int {
+    // SAFETY: FTS5 passes the protected values of the running call.
+    unsafe { sqlite!(value_type(value.cast::<sqlite3_value>())) }
+}
+
+unsafe extern "C" fn aux_value_int64(value: *mut c_void) -> i64 {
+    // SAFETY: as in `aux_value_type`.
+    unsafe { sqlite!(value_int64(value.cast::<sqlite3_value>())) }
+}
+
+unsafe extern "C" fn aux_result_double(context: *mut c_void, value: f64) {
     // SAFETY: FTS5 passes the sqlite3_context of the running call.
     unsafe { sqlite!(result_double(context.cast::<sqlite3_context>(), value)) }
 }
 
-unsafe extern "C" fn result_error_code(context: *mut c_void, code: c_int) {
-    // SAFETY: as in `result_double`.
+unsafe extern "C" fn aux_result_error_code(context: *mut c_void, code: c_int) {
+    // SAFETY: as in `aux_result_double`.
     unsafe { sqlite!(result_error_code(context.cast::<sqlite3_context>(), code)) }
 }
 

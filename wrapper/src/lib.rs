@@ -24,7 +24,7 @@
 
 use rusqlite::{ffi, Connection};
 use session_search_engine::fts5;
-use std::ffi::c_void;
+use std::ffi::{c_int, c_void};
 use std::path::Path;
 
 mod functions;
@@ -116,25 +116,37 @@ pub fn register(conn: &Connection) -> Result<()> {
     let api = fts5_api(conn)?;
     // SAFETY: `api` was just returned by this open connection's FTS5.
     unsafe { fts5::register_tokenizer(api) }?;
-    // SAFETY: as above; the sink calls the same bundled SQLite.
-    unsafe { fts5::register_rank_function(api, &RESULT_SINK) }?;
+    // SAFETY: as above; the routines are those of the same bundled SQLite.
+    unsafe { fts5::register_rank_function(api, &AUX_ROUTINES) }?;
     functions::register_functions(conn)?;
     Ok(())
 }
 
-/// How the engine's FTS5 auxiliary functions set their results.
-static RESULT_SINK: fts5::ResultSink = fts5::ResultSink {
-    double: result_double,
-    error_code: result_error_code,
+/// The routines the engine's FTS5 auxiliary functions call.
+static AUX_ROUTINES: fts5::Routines = fts5::Routines {
+    value_type: aux_value_type,
+    value_int64: aux_value_int64,
+    result_double: aux_result_double,
+    result_error_code: aux_result_error_code,
 };
 
-unsafe extern "C" fn result_double(context: *mut c_void, value: f64) {
+unsafe extern "C" fn aux_value_type(value: *mut c_void) -> c_int {
+    // SAFETY: FTS5 passes the protected values of the running call.
+    unsafe { ffi::sqlite3_value_type(value.cast()) }
+}
+
+unsafe extern "C" fn aux_value_int64(value: *mut c_void) -> i64 {
+    // SAFETY: as in `aux_value_type`.
+    unsafe { ffi::sqlite3_value_int64(value.cast()) }
+}
+
+unsafe extern "C" fn aux_result_double(context: *mut c_void, value: f64) {
     // SAFETY: FTS5 passes the sqlite3_context of the running call.
     unsafe { ffi::sqlite3_result_double(context.cast(), value) }
 }
 
-unsafe extern "C" fn result_error_code(context: *mut c_void, code: std::ffi::c_int) {
-    // SAFETY: as in `result_double`.
+unsafe extern "C" fn aux_result_error_code(context: *mut c_void, code: c_int) {
+    // SAFETY: as in `aux_result_double`.
     unsafe { ffi::sqlite3_result_error_code(context.cast(), code) }
 }
 

@@ -162,7 +162,7 @@ impl Timed {
 }
 
 /// The `LIKE` scan for `patterns` LIKE patterns: the visible rows by the
-/// same recursive CTE, searchable roles only, first 10 rows that match.
+/// same recursive CTE, searchable roles only, the 10 newest that match.
 pub fn like_sql(patterns: usize) -> String {
     let likes: String = (0..patterns)
         .map(|i| format!(" AND m.content LIKE ?{}", i + 3))
@@ -172,6 +172,7 @@ pub fn like_sql(patterns: usize) -> String {
 FROM messages m
 WHERE m.session_key IN (SELECT session_key FROM visible)
   AND m.role IN ('user', 'assistant'){likes}
+ORDER BY m.created_at DESC
 LIMIT 10"
     )
 }

@@ -43,24 +43,27 @@ tokenizer); words have >= {min_word} characters, a phrase is 2-3 consecutive wor
 single spaces, CJK is 2 consecutive characters of a CJK run. Every set and visibility is run
 once untimed (warm-up), then timed, per method:
   session-search  `{ss}` on the wrapper's connection, options
-                  {{\"caller\":…,\"visibility\":…}} (limit 10, snippets, redaction)
+                  {{\"caller\":…,\"visibility\":…}} (limit 10, snippets, redaction; the
+                  default rankWindow: BM25 over the {window} newest visible matches)
   LIKE scan       the visible rows by the same recursive CTE (sql/visible.sql), roles user and
                   assistant, `content LIKE '%w%'` (AND of one LIKE per word; a phrase is one
-                  pattern), LIMIT 10, no ranking; LIKE is case-insensitive for ASCII only, and
-                  matches substrings (`test` in `testing`)
+                  pattern), the 10 newest (ORDER BY created_at DESC LIMIT 10): a scan of every
+                  visible row, as a search without an index must do to return its best hits;
+                  LIKE is case-insensitive for ASCII only, and matches substrings
   openclaw-style  step 1 `{enumerate}` (the CTE) returns the visible keys to the
                   host; step 2 `… FROM oc JOIN messages m ON m.id = oc.rowid WHERE oc MATCH ?1
                   AND m.role IN ('user','assistant') AND m.session_key IN (?2, ?3, …) ORDER BY
                   rank LIMIT 10` with the keys bound one per parameter, snippet() as text;
                   each term quoted, joined by AND. The time is both steps.
-  matches         messages matching the query in the whole index (count(*), untimed): FTS5
-                  reads and ORDER BY ranks every match before visibility can cut them
+  matches         messages matching the query in the whole index (count(*), untimed); the
+                  scope words make FTS5 read only the visible ones
   us/match        session-search time per match in the whole index (total / matches)
   speed-up        anchor time / session-search time: of the p50s, of the totals over the
                   queries, and the median of the per-query ratios (same query, same visibility)
   peak RSS        VmHWM of each child process (build, session-search, anchors)
 Load average at the start of the part (other work on the machine skews timings): {load}",
         agents = build::AGENTS,
+        window = session_search_engine::search::DEFAULT_RANK_WINDOW,
         tree = build::CALLER_TREE_SHARE,
         small = build::SMALL_TREE_SHARE,
         recent = build::RECENT,

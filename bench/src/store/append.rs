@@ -2,7 +2,7 @@
 //! OpenClaw-style store and a session-search store, indexing immediately or
 //! deferred and reconciled afterwards. Every run is a child process.
 
-use super::databases::{self, Database, Variant};
+use super::databases::{self, Database, Variant, TRANSACTION_ROWS};
 use super::transcript::{self, Transcript};
 use super::{in_child, timed_ms};
 use crate::corpus::Lengths;
@@ -13,8 +13,58 @@ use session_search::IndexingMode;
 use std::error::Error;
 use std::path::Path;
 
-/// Messages appended at scale 1.
-const MESSAGES: f64 = 100_000.0;
+/// How the messages are committed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Workload {
+    /// Transactions of [`TRANSACTION_ROWS`] messages, as a bulk writer.
+    Batched,
+    /// One transaction per message, as an agent writes a conversation.
+    PerMessage,
+}
+
+impl Workload {
+    /// Both, in the order a run measures them.
+    pub const ALL: [Workload; 2] = [Workload::PerMessage, Workload::Batched];
+
+    /// The name used on the child's command line and in the report.
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::Batched => "batched",
+            Workload::PerMessage => "per-message",
+        }
+    }
+
+    fn parse(name: &str) -> Result<Workload, String> {
+        Workload::ALL
+            .into_iter()
+            .find(|w| w.name() == name)
+            .ok_or_else(|| format!("no append workload {name:?}"))
+    }
+
+    /// Messages per transaction.
+    pub fn rows_per_transaction(self) -> usize {
+        match self {
+            Workload::Batched => TRANSACTION_ROWS,
+            Workload::PerMessage => 1,
+        }
+    }
+
+    /// Messages appended at scale 1 (a commit per message is slower).
+    fn messages_at_scale_1(self) -> f64 {
+        match self {
+            Workload::Batched => 100_000.0,
+            Workload::PerMessage => 20_000.0,
+        }
+    }
+
+    /// The variants measured: deferred indexing is for bulk imports only.
+    pub fn variants(self) -> &'static [Variant] {
+        match self {
+            Workload::Batched => &VARIANTS,
+            Workload::PerMessage => &VARIANTS[..3],
+        }
+    }
+}
 
 /// Sessions the messages are spread over.
 pub const SESSIONS: usize = 200;
@@ -96,9 +146,11 @@ impl VariantRuns {
     }
 }
 
-/// Everything the append benchmark measured.
+/// Everything the append benchmark measured for one workload.
 #[derive(Debug, Clone)]
 pub struct Append {
+    /// How the messages were committed.
+    pub workload: Workload,
     /// Messages appended per run.
     pub messages: usize,
     /// One entry per variant, in [`VARIANTS`] order.
@@ -106,12 +158,15 @@ pub struct Append {
 }
 
 impl Append {
-    /// The runs of `variant`.
+    /// The runs of `variant`, if the workload measures it.
+    pub fn find(&self, variant: Variant) -> Option<&VariantRuns> {
+        self.variants.iter().find(|runs| runs.variant == variant)
+    }
+
+    /// The runs of `variant`, which every workload measures.
     pub fn of(&self, variant: Variant) -> &VariantRuns {
-        self.variants
-            .iter()
-            .find(|runs| runs.variant == variant)
-            .expect("every variant runs")
+        self.find(variant)
+            .expect("every workload runs this variant")
     }
 
     /// Bytes of message content appended per run.
@@ -120,19 +175,20 @@ impl Append {
     }
 }
 
-/// The number of messages at `scale`.
-pub fn messages(scale: f64) -> usize {
-    ((MESSAGES * scale) as usize).max(1000)
+/// The number of messages of `workload` at `scale`.
+pub fn messages(workload: Workload, scale: f64) -> usize {
+    ((workload.messages_at_scale_1() * scale) as usize).max(1000)
 }
 
-/// Runs every variant [`REPEATS`] times, each run in a child process with
-/// its own database in `work`.
+/// Runs every variant of `workload` [`REPEATS`] times, each run in a child
+/// process with its own database in `work`.
 ///
 /// # Errors
 ///
 /// When a run fails.
-pub fn run(scale: f64, work: &Path) -> Result<Append, Box<dyn Error>> {
-    let mut variants: Vec<VariantRuns> = VARIANTS
+pub fn run(scale: f64, work: &Path, workload: Workload) -> Result<Append, Box<dyn Error>> {
+    let mut variants: Vec<VariantRuns> = workload
+        .variants()
         .iter()
         .map(|&variant| VariantRuns {
             variant,
@@ -141,36 +197,51 @@ pub fn run(scale: f64, work: &Path) -> Result<Append, Box<dyn Error>> {
         .collect();
     for repeat in 0..REPEATS {
         for (i, runs) in variants.iter_mut().enumerate() {
-            let job = ["append".to_owned(), i.to_string(), repeat.to_string()];
+            let job = [
+                "append".to_owned(),
+                workload.name().to_owned(),
+                i.to_string(),
+                repeat.to_string(),
+            ];
             runs.runs.push(in_child(scale, work, &job)?);
         }
     }
     Ok(Append {
-        messages: messages(scale),
+        workload,
+        messages: messages(workload, scale),
         variants,
     })
 }
 
-/// One run of the `index`-th of [`VARIANTS`] into a new database in
-/// `work`, removed afterwards (the child's side).
+/// One run of the `index`-th variant of the workload named `workload` into
+/// a new database in `work`, removed afterwards (the child's side).
 ///
 /// # Errors
 ///
-/// Any I/O, SQLite or session-search error, or an unknown variant.
+/// Any I/O, SQLite or session-search error, or an unknown workload or
+/// variant.
 pub fn run_one(
     scale: f64,
     work: &Path,
+    workload: &str,
     index: usize,
     repeat: usize,
 ) -> Result<Run, Box<dyn Error>> {
-    let variant = *VARIANTS
+    let workload = Workload::parse(workload)?;
+    let variant = *workload
+        .variants()
         .get(index)
         .ok_or_else(|| format!("no append variant {index}"))?;
-    let path = work.join(format!("append-{index}-{repeat}.db"));
+    let path = work.join(format!("append-{}-{index}-{repeat}.db", workload.name()));
     let database = Database::create(variant, &path)?;
     let keys: Vec<String> = (0..SESSIONS).map(transcript::session_key).collect();
     database.create_sessions(&keys)?;
-    let fill = database.fill(&mut Transcript::new(SEED, LENGTHS), &keys, messages(scale))?;
+    let fill = database.fill_in(
+        &mut Transcript::new(SEED, LENGTHS),
+        &keys,
+        messages(workload, scale),
+        workload.rows_per_transaction(),
+    )?;
     let mut slice_seconds = Vec::new();
     if let (Some(store), Variant::SessionSearch(IndexingMode::Deferred)) =
         (database.store(), variant)

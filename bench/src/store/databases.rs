@@ -161,6 +161,23 @@ impl Database {
         keys: &[String],
         count: usize,
     ) -> rusqlite::Result<Fill> {
+        self.fill_in(transcript, keys, count, TRANSACTION_ROWS)
+    }
+
+    /// As [`Database::fill`], in transactions of `rows_per_transaction`
+    /// messages; with 1, each statement is its own (autocommit)
+    /// transaction, as an agent writes a conversation turn by turn.
+    ///
+    /// # Errors
+    ///
+    /// Any SQLite error.
+    pub fn fill_in(
+        &self,
+        transcript: &mut Transcript,
+        keys: &[String],
+        count: usize,
+        rows_per_transaction: usize,
+    ) -> rusqlite::Result<Fill> {
         let mut fill = Fill {
             bytes: 0,
             seconds: 0.0,
@@ -169,16 +186,22 @@ impl Database {
         while left > 0 {
             let rows = transcript.interleaved(left.min(TRANSACTION_ROWS), keys);
             fill.bytes += rows.iter().map(|row| row.content.len()).sum::<usize>();
-            fill.seconds += self.insert(&rows)?.as_secs_f64();
+            for chunk in rows.chunks(rows_per_transaction.max(1)) {
+                fill.seconds += self.insert(chunk)?.as_secs_f64();
+            }
             left -= rows.len();
         }
         Ok(fill)
     }
 
-    /// Appends `rows` in one transaction and returns its wall-clock time,
-    /// commit included.
+    /// Appends `rows` in one transaction (a single row without BEGIN, in
+    /// autocommit) and returns its wall-clock time, commit included.
     fn insert(&self, rows: &[Row]) -> rusqlite::Result<Duration> {
         let start = Instant::now();
+        if let [row] = rows {
+            self.append(row)?;
+            return Ok(start.elapsed());
+        }
         let tx = self.connection().unchecked_transaction()?;
         {
             let mut insert = tx.prepare_cached(INSERT_SQL)?;

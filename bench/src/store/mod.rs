@@ -35,13 +35,19 @@ pub const CHILD_FLAG: &str = "--store-job";
 /// When a benchmark fails.
 pub fn run(scale: f64, work: &Path) -> Result<Vec<Target>, Box<dyn Error>> {
     report::header(scale);
-    let append = append::run(scale, work)?;
-    report::append(&append);
+    let appends = append::Workload::ALL
+        .into_iter()
+        .map(|workload| {
+            let append = append::run(scale, work, workload)?;
+            report::append(&append);
+            Ok(append)
+        })
+        .collect::<Result<Vec<_>, Box<dyn Error>>>()?;
     let rewind = in_child(scale, work, &["rewind".to_owned()])?;
     report::rewind(&rewind);
     let rebuild = in_child(scale, work, &["rebuild".to_owned()])?;
     report::rebuild(&rebuild);
-    Ok(report::targets(&append, &rewind, &rebuild))
+    Ok(report::targets(&appends, &rewind, &rebuild))
 }
 
 /// Runs the benchmark `job` at `scale` in `work` in a child process and
@@ -61,29 +67,29 @@ fn in_child<T: DeserializeOwned>(
 }
 
 /// The child's side: `args` are the scale, the work directory and the job
-/// (`append VARIANT REPEAT`, `rewind` or `rebuild`); prints the job's
+/// (`append WORKLOAD VARIANT REPEAT`, `rewind` or `rebuild`); prints the job's
 /// figures as one JSON line.
 ///
 /// # Errors
 ///
 /// Wrong arguments, or any error of the benchmark.
 pub fn child_main(args: &[String]) -> Result<(), Box<dyn Error>> {
-    let usage =
-        || format!("usage: {CHILD_FLAG} SCALE DIR (append VARIANT REPEAT | rewind | rebuild)");
+    let usage = || {
+        format!("usage: {CHILD_FLAG} SCALE DIR (append WORKLOAD VARIANT REPEAT | rewind | rebuild)")
+    };
     let [scale, work, job @ ..] = args else {
         return Err(usage().into());
     };
     let scale: f64 = scale.parse()?;
     let work = Path::new(work);
-    let report =
-        match job {
-            [name, variant, repeat] if name == "append" => serde_json::to_string(
-                &append::run_one(scale, work, variant.parse()?, repeat.parse()?)?,
-            )?,
-            [name] if name == "rewind" => serde_json::to_string(&rewind::run(scale, work)?)?,
-            [name] if name == "rebuild" => serde_json::to_string(&rebuild::run(scale, work)?)?,
-            _ => return Err(usage().into()),
-        };
+    let report = match job {
+        [name, workload, variant, repeat] if name == "append" => serde_json::to_string(
+            &append::run_one(scale, work, workload, variant.parse()?, repeat.parse()?)?,
+        )?,
+        [name] if name == "rewind" => serde_json::to_string(&rewind::run(scale, work)?)?,
+        [name] if name == "rebuild" => serde_json::to_string(&rebuild::run(scale, work)?)?,
+        _ => return Err(usage().into()),
+    };
     println!("{report}");
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! What the store part prints: what is measured, a table per benchmark, and
 //! its targets.
 
+use super::append::Workload;
 use super::append::{self, Append, Run, VariantRuns};
 use super::databases::{Variant, INSERT_SQL, TRANSACTION_ROWS};
 use super::rebuild::{self, Rebuild};
@@ -18,9 +19,10 @@ const DEFERRED: Variant = Variant::SessionSearch(IndexingMode::Deferred);
 pub fn header(scale: f64) {
     let sizes: Vec<String> = rewind::sizes(scale).iter().map(usize::to_string).collect();
     println!(
-        "\n=== part store: append {} messages, rewind in sessions of {} messages, \
-         search during a rebuild of {} messages ===",
-        append::messages(scale),
+        "\n=== part store: append {} messages one per transaction and {} in batches, rewind in \
+         sessions of {} messages, search during a rebuild of {} messages ===",
+        append::messages(Workload::PerMessage, scale),
+        append::messages(Workload::Batched, scale),
         sizes.join(", "),
         rebuild::messages(scale),
     );
@@ -30,9 +32,10 @@ Every database is a new file in a temp dir with journal_mode=WAL and synchronous
 Messages are the english corpus' text; roles 40% user, 40% assistant, 20% tool
 (session-search stores tool text without indexing it; the openclaw-style trigger indexes it).
   append     wall clock of appending every message, round-robin over the sessions, with
-             one prepared `{INSERT_SQL}`
-             in transactions of {TRANSACTION_ROWS} (BEGIN..COMMIT included); median of {} runs,
-             each into a new database (\"runs s\" lists them)
+             one prepared `{INSERT_SQL}`,
+             once with each message its own (autocommit) transaction, as an agent writes turn by
+             turn, and once in transactions of {TRANSACTION_ROWS} (BEGIN..COMMIT included), as a bulk
+             writer; median of {} runs, each into a new database (\"runs s\" lists them)
                plain tables    the sessions/messages DDL of sql/schema.sql and its index on
                                messages(session_key, id); no FTS, no triggers
                openclaw-style  the same plus fts5(content, content='messages',
@@ -68,7 +71,13 @@ Messages are the english corpus' text; roles 40% user, 40% assistant, 20% tool
 /// Prints the append table.
 pub fn append(append: &Append) {
     println!(
-        "\n== append: {} messages ({:.1} MB, mean {} B) into {} sessions ==",
+        "\n== append, {} transactions of {}: {} messages ({:.1} MB, mean {} B) into {} sessions ==",
+        append.workload.name(),
+        if append.workload.rows_per_transaction() == 1 {
+            "one message".to_owned()
+        } else {
+            format!("{} messages", append.workload.rows_per_transaction())
+        },
         append.messages,
         append.bytes() as f64 / MB,
         append.bytes() / append.messages.max(1),
@@ -95,7 +104,9 @@ pub fn append(append: &Append) {
             runs(variant),
         );
     }
-    let deferred = append.of(DEFERRED);
+    let Some(deferred) = append.find(DEFERRED) else {
+        return;
+    };
     let slices = sorted(
         deferred
             .runs
@@ -247,24 +258,33 @@ fn pooled_medians(rebuild: &Rebuild) -> (f64, f64) {
 }
 
 /// The store targets.
-pub fn targets(append: &Append, rewind: &Rewind, rebuild: &Rebuild) -> Vec<Target> {
-    let immediate = append.of(IMMEDIATE).median_total();
+pub fn targets(appends: &[Append], rewind: &Rewind, rebuild: &Rebuild) -> Vec<Target> {
+    let batched = appends
+        .iter()
+        .find(|a| a.workload == Workload::Batched)
+        .expect("the batched workload runs");
+    let immediate = batched.of(IMMEDIATE).median_total();
     let smallest = rewind.sessions.first().expect("sessions were measured");
     let largest = rewind.sessions.last().expect("sessions were measured");
     let (before, during) = pooled_medians(rebuild);
-    vec![
-        Target::new(
-            "append time, session-search immediate / plain tables".to_owned(),
+    let mut targets = Vec::new();
+    for append in appends {
+        let name = append.workload.name();
+        let immediate = append.of(IMMEDIATE).median_total();
+        targets.push(Target::new(
+            format!("append time ({name}), session-search immediate / plain tables"),
             immediate / append.of(Variant::Plain).median_total(),
             3.0,
             "x",
-        ),
-        Target::new(
-            "append time, session-search immediate / openclaw-style".to_owned(),
+        ));
+        targets.push(Target::new(
+            format!("append time ({name}), session-search immediate / openclaw-style"),
             immediate / append.of(Variant::OpenClaw).median_total(),
             1.3,
             "x",
-        ),
+        ));
+    }
+    targets.extend([
         Target::new(
             format!(
                 "rewind time, {}-message / {}-message session",
@@ -276,7 +296,7 @@ pub fn targets(append: &Append, rewind: &Rewind, rebuild: &Rebuild) -> Vec<Targe
         ),
         Target::new(
             "deferred insert + reconcile / immediate insert".to_owned(),
-            append.of(DEFERRED).median_total() / immediate,
+            batched.of(DEFERRED).median_total() / immediate,
             1.5,
             "x",
         ),
@@ -293,5 +313,6 @@ pub fn targets(append: &Append, rewind: &Rewind, rebuild: &Rebuild) -> Vec<Targe
                 "x",
             )
         },
-    ]
+    ]);
+    targets
 }
