@@ -13,6 +13,8 @@
 //! `--visibility` needs `--caller`. `history <session>` without `--caller`
 //! reads the session as itself.
 
+#![deny(missing_docs)]
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use rusqlite::OptionalExtension;
