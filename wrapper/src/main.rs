@@ -27,7 +27,7 @@ use session_search::{
 };
 use session_search_engine::query::Query;
 use std::fmt::Write as _;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -200,39 +200,67 @@ struct HistoryArgs {
     json: bool,
 }
 
-/// A failure, printed as one line on stderr.
-struct Failure(String);
+/// Why a command stopped early.
+enum Failure {
+    /// An error, printed as one line on stderr.
+    Message(String),
+    /// The reader of stdout went away (`| head`): nothing left to do.
+    Closed,
+}
 
-impl<E: std::error::Error> From<E> for Failure {
-    fn from(e: E) -> Failure {
-        Failure(e.to_string())
+impl From<session_search::Error> for Failure {
+    fn from(e: session_search::Error) -> Failure {
+        Failure::Message(e.to_string())
+    }
+}
+
+impl From<rusqlite::Error> for Failure {
+    fn from(e: rusqlite::Error) -> Failure {
+        Failure::Message(e.to_string())
+    }
+}
+
+impl From<serde_json::Error> for Failure {
+    fn from(e: serde_json::Error) -> Failure {
+        Failure::Message(e.to_string())
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Failure {
+        match e.kind() {
+            std::io::ErrorKind::BrokenPipe => Failure::Closed,
+            _ => Failure::Message(format!("cannot write the output: {e}")),
+        }
     }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(Failure(message)) => {
+    // Stdout is line-buffered, so its lines and the notes on stderr keep
+    // their order.
+    match run(cli, &mut std::io::stdout().lock()) {
+        Ok(()) | Err(Failure::Closed) => ExitCode::SUCCESS,
+        Err(Failure::Message(message)) => {
             eprintln!("session-search: {message}");
             ExitCode::FAILURE
         }
     }
 }
 
-fn run(cli: Cli) -> Result<(), Failure> {
+fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
     let db = match cli.db {
         Some(path) => path,
         None => default_db()?,
     };
     match cli.command {
-        Command::Import(args) => import(&db, &args),
-        Command::Search(args) => search(&open_existing(&db)?, &args),
-        Command::History(args) => history(&open_existing(&db)?, &args),
-        Command::Status { json } => status(&db, &open_existing(&db)?, json),
+        Command::Import(args) => import(&db, &args, out),
+        Command::Search(args) => search(&open_existing(&db)?, &args, out),
+        Command::History(args) => history(&open_existing(&db)?, &args, out),
+        Command::Status { json } => status(&db, &open_existing(&db)?, json, out),
         Command::Reconcile => {
             let indexed = reconcile(&open_existing(&db)?)?;
-            println!("Indexed {indexed} messages; none pending.");
+            writeln!(out, "Indexed {indexed} messages; none pending.")?;
             Ok(())
         }
     }
@@ -248,7 +276,7 @@ fn default_db() -> Result<PathBuf, Failure> {
         match (set("XDG_DATA_HOME"), set("HOME")) {
             (Some(data), _) => PathBuf::from(data),
             (None, Some(home)) => Path::new(&home).join(".local/share"),
-            (None, None) => return Err(Failure(
+            (None, None) => return Err(Failure::Message(
                 "no database given: pass --db <path> or set SESSION_SEARCH_DB (HOME is not set)"
                     .into(),
             )),
@@ -263,12 +291,12 @@ fn open(db: &Path) -> Result<Store, Failure> {
             background_reconcile: false,
         },
     )
-    .map_err(|e| Failure(format!("cannot open the database {}: {e}", db.display())))
+    .map_err(|e| Failure::Message(format!("cannot open the database {}: {e}", db.display())))
 }
 
 fn open_existing(db: &Path) -> Result<Store, Failure> {
     if !db.exists() {
-        return Err(Failure(format!(
+        return Err(Failure::Message(format!(
             "no database at {}; import transcripts first (session-search import <path>) or pass --db",
             db.display()
         )));
@@ -276,14 +304,14 @@ fn open_existing(db: &Path) -> Result<Store, Failure> {
     open(db)
 }
 
-fn import(db: &Path, args: &ImportArgs) -> Result<(), Failure> {
+fn import(db: &Path, args: &ImportArgs, out: &mut dyn Write) -> Result<(), Failure> {
     for path in &args.paths {
         std::fs::metadata(path)
-            .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
+            .map_err(|e| Failure::Message(format!("cannot read {}: {e}", path.display())))?;
     }
     if let Some(dir) = db.parent().filter(|dir| !dir.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
-            .map_err(|e| Failure(format!("cannot create {}: {e}", dir.display())))?;
+            .map_err(|e| Failure::Message(format!("cannot create {}: {e}", dir.display())))?;
     }
     let store = open(db)?;
     let options = ImportOptions {
@@ -300,9 +328,9 @@ fn import(db: &Path, args: &ImportArgs) -> Result<(), Failure> {
     }
     let indexed = reconcile(&store)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", describe_import(&args.paths, &report, indexed));
+        write!(out, "{}", describe_import(&args.paths, &report, indexed))?;
     }
     Ok(())
 }
@@ -436,12 +464,12 @@ fn time_bound(text: &str, end_of_day: bool) -> Result<i64, String> {
     })
 }
 
-fn search(store: &Store, args: &SearchArgs) -> Result<(), Failure> {
+fn search(store: &Store, args: &SearchArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let (caller, visibility) = match (&args.caller, args.visibility) {
         (Some(caller), v) => (caller.clone(), v.map_or(Visibility::Tree, Visibility::from)),
         (None, None | Some(VisibilityArg::All)) => (first_session(store)?, Visibility::All),
         (None, Some(_)) => {
-            return Err(Failure(
+            return Err(Failure::Message(
                 "--visibility other than all needs --caller <session_key>, the session whose view is searched".into(),
             ))
         }
@@ -469,10 +497,11 @@ fn search(store: &Store, args: &SearchArgs) -> Result<(), Failure> {
         ..SearchOptions::default()
     };
     if args.json {
-        println!(
+        writeln!(
+            out,
             "{}",
             sql_json(store, "sessions_search", &args.query, &options)?
-        );
+        )?;
         return Ok(());
     }
     let response = store.search(&SearchRequest {
@@ -482,17 +511,18 @@ fn search(store: &Store, args: &SearchArgs) -> Result<(), Failure> {
     let style = Style::for_stdout();
     let query = Query::parse(&args.query).ok();
     for hit in &response.results {
-        println!(
+        writeln!(
+            out,
             "{}  {}  {}  {}",
             style.bold(&hit.session_key),
             format_iso8601(hit.timestamp),
             hit.role,
             hit.message_id
-        );
+        )?;
         let spans = query
             .as_ref()
             .map_or_else(Vec::new, |q| q.match_spans(&hit.snippet));
-        println!("  {}\n", style.highlight(&hit.snippet, &spans));
+        writeln!(out, "  {}\n", style.highlight(&hit.snippet, &spans))?;
     }
     if response.results.is_empty() {
         eprintln!("No matches.");
@@ -519,7 +549,7 @@ fn first_session(store: &Store) -> Result<String, Failure> {
         )
         .optional()?
         .ok_or_else(|| {
-            Failure(
+            Failure::Message(
                 "the database has no sessions yet; import transcripts with: session-search import <path>"
                     .into(),
             )
@@ -541,7 +571,7 @@ fn sql_json(
     )?)
 }
 
-fn history(store: &Store, args: &HistoryArgs) -> Result<(), Failure> {
+fn history(store: &Store, args: &HistoryArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let (caller, visibility) = match &args.caller {
         Some(caller) => (
             caller.clone(),
@@ -562,31 +592,33 @@ fn history(store: &Store, args: &HistoryArgs) -> Result<(), Failure> {
         ..HistoryOptions::default()
     };
     if args.json {
-        println!(
+        writeln!(
+            out,
             "{}",
             sql_json(store, "sessions_history", &args.session, &options)?
-        );
+        )?;
         return Ok(());
     }
     let response = store.history(&args.session, &options)?;
     let style = Style::for_stdout();
     if response.before > 0 {
-        println!("({} earlier messages not shown)\n", response.before);
+        writeln!(out, "({} earlier messages not shown)\n", response.before)?;
     }
     for message in &response.messages {
-        println!(
+        writeln!(
+            out,
             "{}  {}  {}",
             format_iso8601(message.timestamp),
             style.bold(&message.role),
             message.message_id
-        );
+        )?;
         for line in message.text.lines() {
-            println!("  {line}");
+            writeln!(out, "  {line}")?;
         }
-        println!();
+        writeln!(out)?;
     }
     if response.after > 0 {
-        println!("({} later messages not shown)", response.after);
+        writeln!(out, "({} later messages not shown)", response.after)?;
     }
     if response.truncated {
         eprintln!("Some text was cut; use --json and maxChars-sized windows to read more.");
@@ -594,12 +626,12 @@ fn history(store: &Store, args: &HistoryArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn status(db: &Path, store: &Store, json: bool) -> Result<(), Failure> {
+fn status(db: &Path, store: &Store, json: bool, out: &mut dyn Write) -> Result<(), Failure> {
     if json {
         let text: String = store
             .connection()
             .query_row("SELECT sessions_status()", [], |row| row.get(0))?;
-        println!("{text}");
+        writeln!(out, "{text}")?;
         return Ok(());
     }
     let sessions: i64 =
@@ -607,18 +639,19 @@ fn status(db: &Path, store: &Store, json: bool) -> Result<(), Failure> {
             .connection()
             .query_row("SELECT count(*) FROM sessions", [], |row| row.get(0))?;
     let status = store.status()?;
-    println!("database           {}", db.display());
-    println!("sessions           {sessions}");
-    println!("messages           {}", status.messages);
-    println!("indexed            {}", status.indexed);
-    println!("pending            {}", status.pending);
-    println!("indexing           {}", status.indexing.name());
-    println!("tokenizer version  {}", status.tokenizer_version);
-    println!("schema version     {}", status.schema_version);
-    println!(
+    writeln!(out, "database           {}", db.display())?;
+    writeln!(out, "sessions           {sessions}")?;
+    writeln!(out, "messages           {}", status.messages)?;
+    writeln!(out, "indexed            {}", status.indexed)?;
+    writeln!(out, "pending            {}", status.pending)?;
+    writeln!(out, "indexing           {}", status.indexing.name())?;
+    writeln!(out, "tokenizer version  {}", status.tokenizer_version)?;
+    writeln!(out, "schema version     {}", status.schema_version)?;
+    writeln!(
+        out,
         "integrity          {}",
         status.integrity.as_deref().unwrap_or("not checked")
-    );
+    )?;
     Ok(())
 }
 

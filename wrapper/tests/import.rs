@@ -828,3 +828,18 @@ fn parallel_tool_results_stay_on_the_active_branch() {
         ["u1", "c1", "c2", "r1", "r2", "a1"]
     );
 }
+
+#[test]
+fn a_file_database_with_its_background_reconciler() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("sessions.db")).unwrap();
+    let report = import(&store, &claude_fixtures());
+    assert_eq!(report.imported(), 30);
+    assert_eq!(store.status().unwrap().pending, 0);
+    assert_eq!(hit_sessions(&store, "\"key findings\""), [SUBAGENT]);
+    drop(store);
+
+    // Another process's view: the same database opened again.
+    let store = Store::open(dir.path().join("sessions.db")).unwrap();
+    assert_eq!(import(&store, &claude_fixtures()).already_present(), 30);
+}

@@ -73,6 +73,7 @@ mod writer;
 
 use crate::{Error, IndexingMode, Result, Store};
 use lines::{Line, Lines};
+use rusqlite::TransactionBehavior;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -503,7 +504,11 @@ fn import_file(store: &Store, path: &Path, options: &ImportOptions) -> Result<Fi
         agent_id,
     } = format.open(path);
     let agent_id = options.agent_id.clone().unwrap_or(agent_id);
-    let transaction = store.connection().unchecked_transaction()?;
+    // Immediate: the file's first statements only read, and a deferred
+    // transaction could not turn into a writer once another connection has
+    // committed in between.
+    let transaction =
+        rusqlite::Transaction::new_unchecked(store.connection(), TransactionBehavior::Immediate)?;
     let mut failure = None;
     let mut writer = Writer::new(store, format, agent_id, session, &mut report);
     let mut lines = Lines::new(BufReader::new(file), options.max_line_bytes);
