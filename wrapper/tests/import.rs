@@ -843,3 +843,55 @@ fn a_file_database_with_its_background_reconciler() {
     let store = Store::open(dir.path().join("sessions.db")).unwrap();
     assert_eq!(import(&store, &claude_fixtures()).already_present(), 30);
 }
+
+#[test]
+fn leaf_entries_in_their_forms() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s2.jsonl");
+    let message = |id: &str, parent: Option<&str>, role: &str, text: &str| {
+        serde_json::json!({
+            "type": "message", "id": id, "parentId": parent,
+            "timestamp": "2025-11-02T09:00:00Z",
+            "message": {"role": role, "content": [{"type": "text", "text": text}]},
+        })
+        .to_string()
+    };
+    let write = |extra: &[&str]| {
+        let mut lines = vec![
+            r#"{"type":"session","version":3,"id":"s2","timestamp":"2025-11-02T09:00:00Z"}"#
+                .to_owned(),
+            message("m1", None, "user", "kilo question"),
+            message("m2", Some("m1"), "assistant", "lima answer"),
+        ];
+        lines.extend(extra.iter().map(|l| l.to_string()));
+        fs::write(&path, lines.join("\n") + "\n").unwrap();
+    };
+
+    write(&[r#"{"type":"leaf","targetId":"m1"}"#]);
+    let (store, report) = imported(&path);
+    assert!(report.issues().next().is_none(), "{report:#?}");
+    assert_eq!(branch(&store, "openclaw:s2"), ["m1"]);
+    assert!(hits(&store, "lima").is_empty());
+
+    // An unknown leaf is reported and ignored; a null leaf empties the branch.
+    write(&[r#"{"type":"session_state","id":"x1","parentId":"m2","leafId":"nowhere"}"#]);
+    let (store, report) = imported(&path);
+    let issues: Vec<_> = report
+        .issues()
+        .map(|(_, i)| (i.line, i.issue.clone()))
+        .collect();
+    assert_eq!(
+        issues,
+        [(
+            4,
+            Issue::UnknownLeaf {
+                leaf: "nowhere".into()
+            }
+        )]
+    );
+    assert_eq!(branch(&store, "openclaw:s2"), ["m1", "m2"]);
+    write(&[r#"{"type":"session_state","leaf_id":null}"#]);
+    let (store, _) = imported(&path);
+    assert_eq!(store.leaf("openclaw:s2").unwrap(), None);
+    assert!(hits(&store, "kilo").is_empty());
+}

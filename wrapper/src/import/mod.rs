@@ -28,7 +28,7 @@
 //!   none: the line number, `L<n>`, stands in). Parents are mapped to
 //!   `messages.id`, through entries that are not messages (progress, model
 //!   changes, …). The active branch is the path to the last message, or to
-//!   where a later leaf entry (any entry with a `leafId`) moved it.
+//!   where a later entry naming a leaf (`leafId`) moved it.
 //!   Tool results that parallel tool calls made siblings are chained
 //!   instead, so that all of them stay on the active branch.
 //! - Importing a file again adds only what is new: messages are looked up by

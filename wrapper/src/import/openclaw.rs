@@ -3,7 +3,8 @@
 //! `parentId` that form a tree. `message` entries hold a `message` with a
 //! `role` (`user`, `assistant`, `toolResult`, and the agent's own roles) and
 //! `content` blocks (`text`, `thinking`, `toolCall`, `image`). Any entry
-//! with a `leafId` moves the active leaf; every other entry (model and
+//! that names a leaf (`leafId`, or a `leaf` entry's `targetId`) moves the
+//! active leaf; every other entry (model and
 //! thinking-level changes, compactions, branch summaries, labels, …) is
 //! counted by type and lets messages hang from its parent.
 
@@ -100,7 +101,7 @@ impl Reader for OpenClaw {
                 }
             }
             _ => {
-                if let Some(leaf) = entry.get("leafId") {
+                if let Some(leaf) = leaf_target(&entry, &kind) {
                     out.move_leaf(leaf.as_str());
                 }
                 out.skip_entry(
@@ -112,6 +113,15 @@ impl Reader for OpenClaw {
         }
         Ok(())
     }
+}
+
+/// The entry a leaf move names: `leafId` (or `leaf_id`) of any entry, or
+/// the `targetId` of a `leaf` entry; `null` empties the branch.
+fn leaf_target<'a>(entry: &'a Value, kind: &str) -> Option<&'a Value> {
+    entry
+        .get("leafId")
+        .or_else(|| entry.get("leaf_id"))
+        .or_else(|| (kind == "leaf").then(|| entry.get("targetId")).flatten())
 }
 
 /// The role and content blocks of an agent message.
