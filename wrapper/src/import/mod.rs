@@ -19,11 +19,13 @@
 //!   everything else (thinking, reasoning, tool calls and results, images)
 //!   with its type, stored and never searchable. Tool output is stored with
 //!   role `tool`, instructions and other host messages with role `system`.
-//! - Text that the host injected into a user message (environment and
-//!   instruction blocks, IDE context, reminders, local command output; see
-//!   the prefixes in `blocks.rs`) is not the user's: a message made only of
-//!   it gets role `system`; next to typed text it becomes a
-//!   `{"type":"context"}` block. Neither is searchable.
+//! - Text that the host injected into a user message is not the user's:
+//!   text starting with `<environment_context>`, `<user_instructions>`,
+//!   `# AGENTS.md instructions`, `<permissions instructions>`,
+//!   `<system-reminder>`, `<ide_opened_file>`, `<ide_selection>`,
+//!   `<local-command-stdout>` and the like. A message made only of it gets
+//!   role `system`; next to typed text it becomes a `{"type":"context"}`
+//!   block (history shows `[context]`). Neither is searchable.
 //! - The host's entry id goes in `messages.message_id` (Codex rollouts have
 //!   none: the line number, `L<n>`, stands in). Parents are mapped to
 //!   `messages.id`, through entries that are not messages (progress, model

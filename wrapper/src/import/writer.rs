@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 const FORK_SEARCH_DEPTH: usize = 64;
 
 /// The session a file holds, as far as its format says.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub(super) struct SessionInfo {
     /// The host's session id; the key is `<format>:<id>`.
     pub(super) id: String,
@@ -25,7 +25,7 @@ pub(super) struct SessionInfo {
 }
 
 /// Where a message hangs in the host's tree.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub(super) enum Parent {
     /// After the previous message of the file (linear formats).
     Previous,
@@ -47,7 +47,7 @@ impl Parent {
 }
 
 /// A message read from a transcript.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub(super) struct HostMessage {
     /// The host's id, stored in `messages.message_id`.
     pub(super) id: String,
