@@ -28,7 +28,9 @@ use std::ffi::{c_int, c_void};
 use std::path::Path;
 
 mod functions;
+pub mod import;
 mod store;
+pub mod timestamp;
 mod worker;
 
 pub use session_search_engine::history::{
@@ -76,6 +78,22 @@ pub enum Error {
         session_key: String,
         /// The leaf asked for.
         leaf_id: i64,
+    },
+    /// A date or time is not ISO 8601 (`2025-01-31`, `2025-01-31T12:00:00Z`).
+    #[error(
+        "{0:?} is not an ISO 8601 date or date-time such as 2025-01-31 or 2025-01-31T12:00:00Z"
+    )]
+    InvalidTimestamp(String),
+    /// A transcript format name is not one the importers know.
+    #[error("unknown transcript format {0:?}; known formats: claude-code, openclaw, codex")]
+    UnknownFormat(String),
+    /// A file or directory could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: std::path::PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
     },
 }
 

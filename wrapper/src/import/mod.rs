@@ -1,0 +1,581 @@
+//! Importers: transcripts that agents wrote as JSONL files, read into a
+//! [`Store`].
+//!
+//! [`import_path`] takes a file or a directory (searched recursively for
+//! `*.jsonl`), recognises each file's [`Format`] from its first entries, and
+//! returns an [`ImportReport`]. Three formats are read:
+//!
+//! | format | files | session key | default `agent_id` |
+//! | --- | --- | --- | --- |
+//! | [`Format::ClaudeCode`] | `~/.claude/projects/<project>/<session>.jsonl`, and `<session>/subagents/agent-<id>.jsonl` | `claude-code:<sessionId>`; a subagent `claude-code:<sessionId>:agent-<id>`, spawned by its session | the project directory's name |
+//! | [`Format::OpenClaw`] | OpenClaw and pi-agent session files (a `{"type":"session"}` header, then entries) | `openclaw:<id>`, spawned by `openclaw:<parentSession>` | `<agent>` for `agents/<agent>/sessions/`, else `openclaw` |
+//! | [`Format::Codex`] | Codex CLI rollouts, `rollout-*.jsonl` | `codex:<id>` | `codex` |
+//!
+//! [`ImportOptions::agent_id`] overrides the agent for every file.
+//!
+//! What is stored:
+//!
+//! - Content as a JSON array of blocks: text as `{"type":"text","text":…}`,
+//!   everything else (thinking, reasoning, tool calls and results, images)
+//!   with its type, stored and never searchable. Tool output is stored with
+//!   role `tool`, instructions and other host messages with role `system`.
+//! - Text that the host injected into a user message is not the user's:
+//!   text starting with `<environment_context>`, `<user_instructions>`,
+//!   `# AGENTS.md instructions`, `<permissions instructions>`,
+//!   `<system-reminder>`, `<ide_opened_file>`, `<ide_selection>`,
+//!   `<local-command-stdout>` and the like. A message made only of it gets
+//!   role `system`; next to typed text it becomes a `{"type":"context"}`
+//!   block (history shows `[context]`). Neither is searchable.
+//! - The host's entry id goes in `messages.message_id` (Codex rollouts have
+//!   none: the line number, `L<n>`, stands in). Parents are mapped to
+//!   `messages.id`, through entries that are not messages (progress, model
+//!   changes, …). The active branch is the path to the last message, or to
+//!   where a later entry naming a leaf (`leafId`) moved it.
+//!   Tool results that parallel tool calls made siblings are chained
+//!   instead, so that all of them stay on the active branch.
+//! - Importing a file again adds only what is new: messages are looked up by
+//!   `(session_key, message_id)` (an index that `sql/import.sql` adds).
+//!
+//! Nothing in a file stops the import: lines that are not JSON, cut off,
+//! longer than [`ImportOptions::max_line_bytes`], or not understood are
+//! skipped and reported with their line numbers ([`LineIssue`]); entries that
+//! are not conversation are counted by type; a parent that never appears
+//! attaches the message to the previous one; of two entries with one id the
+//! first wins. Each file is written in one transaction, with deferred
+//! indexing for the whole import, reconciled at the end.
+//!
+//! # Example
+//!
+//! ```
+//! use session_search::import::{import_path, ImportOptions};
+//! use session_search::{SearchRequest, Store};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let file = dir.path().join("rollout-2025-06-01T10-00-00-demo.jsonl");
+//! std::fs::write(&file, concat!(
+//!     r#"{"timestamp":"2025-06-01T10:00:00Z","type":"session_meta","payload":{"id":"demo","cwd":"/src"}}"#, "\n",
+//!     r#"{"timestamp":"2025-06-01T10:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Why is the staging deploy slow?"}]}}"#, "\n",
+//! ))?;
+//!
+//! let store = Store::open_in_memory()?;
+//! let report = import_path(&store, &file, &ImportOptions::default())?;
+//! assert_eq!(report.imported(), 1);
+//!
+//! let found = store.search(&SearchRequest::new("staging deploy", "codex:demo"))?;
+//! assert_eq!(found.results[0].message_id, "L2");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod blocks;
+mod claude_code;
+mod codex;
+mod lines;
+mod openclaw;
+mod writer;
+
+use crate::{Error, IndexingMode, Result, Store};
+use lines::{Line, Lines};
+use rusqlite::TransactionBehavior;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use writer::{SessionInfo, Writer};
+
+const IMPORT_SQL: &str = include_str!("../../../sql/import.sql");
+
+/// Lines read to recognise a file's format.
+const DETECT_LINES: usize = 64;
+
+/// Rows per reconciliation slice after an import.
+const RECONCILE_ROWS: i64 = 5000;
+
+/// A transcript format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Format {
+    /// Claude Code session files.
+    #[serde(rename = "claude-code")]
+    ClaudeCode,
+    /// OpenClaw and pi-agent session files.
+    #[serde(rename = "openclaw")]
+    OpenClaw,
+    /// Codex CLI rollout files.
+    #[serde(rename = "codex")]
+    Codex,
+}
+
+impl Format {
+    /// Every format, in the order files are tested against them.
+    pub const ALL: [Format; 3] = [Format::OpenClaw, Format::Codex, Format::ClaudeCode];
+
+    /// The name used in session keys and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::ClaudeCode => "claude-code",
+            Format::OpenClaw => "openclaw",
+            Format::Codex => "codex",
+        }
+    }
+
+    /// The format whose entries look like `entry`.
+    fn recognise(entry: &Value) -> Option<Format> {
+        Format::ALL.into_iter().find(|format| match format {
+            Format::ClaudeCode => claude_code::recognises(entry),
+            Format::OpenClaw => openclaw::recognises(entry),
+            Format::Codex => codex::recognises(entry),
+        })
+    }
+
+    /// A reader for the file at `path`.
+    fn open(self, path: &Path) -> Opened {
+        match self {
+            Format::ClaudeCode => claude_code::open(path),
+            Format::OpenClaw => openclaw::open(path),
+            Format::Codex => codex::open(path),
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = Error;
+
+    fn from_str(name: &str) -> Result<Format> {
+        Format::ALL
+            .into_iter()
+            .find(|format| format.name() == name)
+            .ok_or_else(|| Error::UnknownFormat(name.to_owned()))
+    }
+}
+
+/// One format's reading of a file's entries.
+trait Reader {
+    /// Reads one entry (a JSON object) and writes what it holds.
+    fn entry(&mut self, entry: Value, out: &mut Writer<'_>) -> Result<()>;
+}
+
+/// A format's reader for one file, with what the file's path says.
+struct Opened {
+    reader: Box<dyn Reader>,
+    /// The session as far as the path tells; entries may name it instead.
+    session: SessionInfo,
+    agent_id: String,
+}
+
+/// How [`import_path`] imports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// Read every file as this format instead of recognising it.
+    pub format: Option<Format>,
+    /// The `agent_id` of every session created, instead of the format's
+    /// default (see [`crate::import`]).
+    pub agent_id: Option<String>,
+    /// Longer lines are skipped and reported (default 32 MiB).
+    pub max_line_bytes: usize,
+    /// Index everything imported before returning (default). Without it,
+    /// call [`Store::reconcile`] afterwards, or let searches and the
+    /// background thread do it.
+    pub reconcile: bool,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions {
+            format: None,
+            agent_id: None,
+            max_line_bytes: 32 << 20,
+            reconcile: true,
+        }
+    }
+}
+
+/// What an import did, file by file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ImportReport {
+    /// Every file looked at, in path order.
+    pub files: Vec<FileReport>,
+}
+
+impl ImportReport {
+    /// Sessions created.
+    pub fn sessions_created(&self) -> usize {
+        self.files.iter().filter(|f| f.session_created).count()
+    }
+
+    /// Messages written.
+    pub fn imported(&self) -> usize {
+        self.files.iter().map(|f| f.imported).sum()
+    }
+
+    /// Messages found in the database already (an earlier import).
+    pub fn already_present(&self) -> usize {
+        self.files.iter().map(|f| f.already_present).sum()
+    }
+
+    /// Entries that are not conversation, counted by type over all files.
+    pub fn skipped_types(&self) -> BTreeMap<&str, usize> {
+        let mut total = BTreeMap::new();
+        for (kind, n) in self.files.iter().flat_map(|f| &f.skipped_types) {
+            *total.entry(kind.as_str()).or_default() += n;
+        }
+        total
+    }
+
+    /// Every line issue, with its file.
+    pub fn issues(&self) -> impl Iterator<Item = (&Path, &LineIssue)> {
+        self.files
+            .iter()
+            .flat_map(|f| f.issues.iter().map(|issue| (f.path.as_path(), issue)))
+    }
+
+    /// Lines not imported, with their files.
+    pub fn skipped_lines(&self) -> impl Iterator<Item = (&Path, &LineIssue)> {
+        self.issues().filter(|(_, issue)| issue.issue.skips_line())
+    }
+}
+
+/// What the import of one file did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileReport {
+    /// The file.
+    pub path: PathBuf,
+    /// Its format; `None` when it was not recognised or could not be read.
+    pub format: Option<Format>,
+    /// The session its messages went to; `None` when it had none.
+    pub session_key: Option<String>,
+    /// The session was created by this import.
+    pub session_created: bool,
+    /// Messages written.
+    pub imported: usize,
+    /// Messages the database had already.
+    pub already_present: usize,
+    /// Entries that are not conversation (progress, snapshots, model
+    /// changes, unknown types, …), by type.
+    pub skipped_types: BTreeMap<String, usize>,
+    /// Lines skipped or repaired, in line order.
+    pub issues: Vec<LineIssue>,
+    /// Why the file, or its rest, was not read.
+    pub problem: Option<FileProblem>,
+}
+
+impl FileReport {
+    fn new(path: &Path) -> FileReport {
+        FileReport {
+            path: path.to_owned(),
+            format: None,
+            session_key: None,
+            session_created: false,
+            imported: 0,
+            already_present: 0,
+            skipped_types: BTreeMap::new(),
+            issues: Vec::new(),
+            problem: None,
+        }
+    }
+}
+
+/// Why a file was not imported, or not to its end.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
+pub enum FileProblem {
+    /// Reading failed (what was read before is imported).
+    Unreadable(String),
+    /// No entry of its first lines is one of a known format.
+    UnknownFormat,
+}
+
+impl fmt::Display for FileProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FileProblem::Unreadable(error) => write!(f, "cannot read: {error}"),
+            FileProblem::UnknownFormat => write!(
+                f,
+                "not a transcript of a known format (claude-code, openclaw, codex)"
+            ),
+        }
+    }
+}
+
+/// A line skipped, or imported with a repair.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LineIssue {
+    /// Line number, from 1.
+    pub line: usize,
+    /// What was wrong.
+    pub issue: Issue,
+}
+
+/// What was wrong with a line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Issue {
+    /// Not JSON (a comment, binary data, a broken line); skipped.
+    NotJson {
+        /// The parser's complaint.
+        error: String,
+    },
+    /// The last line has no newline and is not complete JSON: the file was
+    /// cut off, or is still being written. Skipped; a later import of the
+    /// grown file picks it up.
+    Truncated,
+    /// Longer than [`ImportOptions::max_line_bytes`]; skipped unread.
+    TooLong {
+        /// Its length.
+        bytes: u64,
+        /// The limit.
+        limit: usize,
+    },
+    /// JSON, but not an entry of the file's format as expected; skipped.
+    NotUnderstood {
+        /// What is missing or wrong.
+        reason: String,
+    },
+    /// An id seen on an earlier line; skipped, the first entry wins.
+    DuplicateId {
+        /// The id.
+        id: String,
+        /// The line of the entry kept.
+        first_line: usize,
+    },
+    /// The parent id never appears; the message was imported after the
+    /// previous message.
+    UnknownParent {
+        /// The parent id.
+        parent: String,
+    },
+    /// A leaf entry names no message; ignored.
+    UnknownLeaf {
+        /// The leaf id.
+        leaf: String,
+    },
+}
+
+impl Issue {
+    /// Whether the line was left out (all but a repaired parent).
+    pub fn skips_line(&self) -> bool {
+        !matches!(self, Issue::UnknownParent { .. })
+    }
+}
+
+impl fmt::Display for Issue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Issue::NotJson { error } => write!(f, "skipped: not JSON ({error})"),
+            Issue::Truncated => write!(
+                f,
+                "skipped: the last line is cut off (no newline, incomplete JSON)"
+            ),
+            Issue::TooLong { bytes, limit } => write!(
+                f,
+                "skipped: the line has {bytes} bytes, over the limit of {limit}"
+            ),
+            Issue::NotUnderstood { reason } => write!(f, "skipped: {reason}"),
+            Issue::DuplicateId { id, first_line } => write!(
+                f,
+                "skipped: id {id:?} was used on line {first_line} already"
+            ),
+            Issue::UnknownParent { parent } => write!(
+                f,
+                "parent {parent:?} never appears; attached to the previous message"
+            ),
+            Issue::UnknownLeaf { leaf } => {
+                write!(f, "skipped: leaf {leaf:?} names no message")
+            }
+        }
+    }
+}
+
+/// Imports the transcript at `path`, or every `*.jsonl` file under the
+/// directory `path` (recursively, in path order). Writes with deferred
+/// indexing, then restores the indexing mode and, with
+/// [`ImportOptions::reconcile`], indexes what was written.
+///
+/// # Errors
+///
+/// [`Error::Io`] when `path` cannot be read; database failures. Problems
+/// inside files are not errors: they are in the report.
+pub fn import_path(store: &Store, path: &Path, options: &ImportOptions) -> Result<ImportReport> {
+    let mut report = ImportReport::default();
+    let metadata = std::fs::metadata(path).map_err(|source| Error::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut files = Vec::new();
+    if metadata.is_dir() {
+        transcripts(path, &mut files, &mut report);
+        files.sort();
+    } else {
+        files.push(path.to_owned());
+    }
+    store.connection().execute_batch(IMPORT_SQL)?;
+    let previous = store.set_indexing(IndexingMode::Deferred)?;
+    let written = files.iter().try_for_each(|file| -> Result<()> {
+        report.files.push(import_file(store, file, options)?);
+        Ok(())
+    });
+    let restored = store.set_indexing(previous);
+    written?;
+    restored?;
+    if options.reconcile {
+        while !store.reconcile(RECONCILE_ROWS)?.done {}
+    }
+    report.files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(report)
+}
+
+/// Adds the `*.jsonl` files under `dir` to `files`; a directory that cannot
+/// be read goes into the report. Symbolic links to directories are not
+/// followed (they could loop).
+fn transcripts(dir: &Path, files: &mut Vec<PathBuf>, report: &mut ImportReport) {
+    let unreadable = |report: &mut ImportReport, path: &Path, e: std::io::Error| {
+        let mut file = FileReport::new(path);
+        file.problem = Some(FileProblem::Unreadable(e.to_string()));
+        report.files.push(file);
+    };
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => return unreadable(report, dir, e),
+    };
+    for entry in entries {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => return unreadable(report, dir, e),
+        };
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => transcripts(&path, files, report),
+            Ok(_) if path.extension().is_some_and(|e| e == "jsonl") && path.is_file() => {
+                files.push(path)
+            }
+            Ok(_) => {}
+            Err(e) => unreadable(report, &path, e),
+        }
+    }
+}
+
+/// The format of the file at `path`, from its first entries or its name.
+fn detect(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<Format>> {
+    let mut lines = Lines::new(BufReader::new(File::open(path)?), max_line_bytes);
+    for _ in 0..DETECT_LINES {
+        let Some((_, line)) = lines.next_line()? else {
+            break;
+        };
+        if let Line::Text { bytes, .. } = line {
+            let recognised = serde_json::from_slice::<Value>(&bytes)
+                .ok()
+                .and_then(|entry| Format::recognise(&entry));
+            if recognised.is_some() {
+                return Ok(recognised);
+            }
+        }
+    }
+    Ok(codex::named_like_a_rollout(path).then_some(Format::Codex))
+}
+
+/// Imports one file in one transaction.
+fn import_file(store: &Store, path: &Path, options: &ImportOptions) -> Result<FileReport> {
+    let mut report = FileReport::new(path);
+    let opened = options
+        .format
+        .map_or_else(|| detect(path, options.max_line_bytes), |f| Ok(Some(f)))
+        .and_then(|format| Ok((format, File::open(path)?)));
+    let (format, file) = match opened {
+        Ok((Some(format), file)) => (format, file),
+        Ok((None, _)) => {
+            report.problem = Some(FileProblem::UnknownFormat);
+            return Ok(report);
+        }
+        Err(e) => {
+            report.problem = Some(FileProblem::Unreadable(e.to_string()));
+            return Ok(report);
+        }
+    };
+    report.format = Some(format);
+    let Opened {
+        mut reader,
+        session,
+        agent_id,
+    } = format.open(path);
+    let agent_id = options.agent_id.clone().unwrap_or(agent_id);
+    // Immediate: the file's first statements only read, and a deferred
+    // transaction could not turn into a writer once another connection has
+    // committed in between.
+    let transaction =
+        rusqlite::Transaction::new_unchecked(store.connection(), TransactionBehavior::Immediate)?;
+    let mut failure = None;
+    let mut writer = Writer::new(store, format, agent_id, session, &mut report);
+    let mut lines = Lines::new(BufReader::new(file), options.max_line_bytes);
+    loop {
+        match lines.next_line() {
+            Ok(Some((number, line))) => {
+                writer.set_line(number);
+                read_line(line, options.max_line_bytes, reader.as_mut(), &mut writer)?;
+            }
+            Ok(None) => break,
+            Err(e) => {
+                failure = Some(FileProblem::Unreadable(e.to_string()));
+                break;
+            }
+        }
+    }
+    writer.finish()?;
+    transaction.commit()?;
+    report.problem = failure;
+    Ok(report)
+}
+
+/// Parses one line and hands it to the format's reader.
+fn read_line(
+    line: Line,
+    limit: usize,
+    reader: &mut dyn Reader,
+    out: &mut Writer<'_>,
+) -> Result<()> {
+    let (bytes, complete) = match line {
+        Line::TooLong { bytes } => {
+            out.issue(Issue::TooLong { bytes, limit });
+            return Ok(());
+        }
+        Line::Text { bytes, complete } => (bytes, complete),
+    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(());
+    }
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(entry @ Value::Object(_)) => reader.entry(entry, out)?,
+        Ok(_) => out.issue(Issue::NotUnderstood {
+            reason: "not a JSON object".into(),
+        }),
+        Err(_) if !complete => out.issue(Issue::Truncated),
+        Err(e) => out.issue(Issue::NotJson {
+            error: e.to_string(),
+        }),
+    }
+    Ok(())
+}
+
+/// The name of `path`'s file without its extension, or `""`.
+fn file_stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The name of the directory `levels` above `path`'s file (1: the one it is
+/// in), or `""`.
+fn directory_name(path: &Path, levels: usize) -> String {
+    path.ancestors()
+        .nth(levels)
+        .and_then(Path::file_name)
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}

@@ -1,0 +1,334 @@
+//! The part every importer shares: the session row, the host's entry ids
+//! mapped to `messages.id`, parents resolved through entries that are not
+//! messages, messages already imported recognised, and the active leaf set
+//! at the end.
+
+use super::{FileReport, Format, Issue, LineIssue};
+use crate::{NewMessage, NewSession, Result, Role, Store};
+use rusqlite::OptionalExtension;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+/// How far up from the previous message a fork is looked for when deciding
+/// whether it is a parallel tool call (see [`Writer::place`]).
+const FORK_SEARCH_DEPTH: usize = 64;
+
+/// The session a file holds, as far as its format says.
+#[derive(Debug)]
+pub(super) struct SessionInfo {
+    /// The host's session id; the key is `<format>:<id>`.
+    pub(super) id: String,
+    /// The host's id of the session that spawned it.
+    pub(super) spawned_by: Option<String>,
+    /// Creation time; the first message's time when absent.
+    pub(super) created_at: Option<i64>,
+}
+
+/// Where a message hangs in the host's tree.
+#[derive(Debug)]
+pub(super) enum Parent {
+    /// After the previous message of the file (linear formats).
+    Previous,
+    /// A root: the host gave no parent.
+    Root,
+    /// The host's id of the parent entry.
+    Id(String),
+}
+
+impl Parent {
+    /// `Id` for a string, `Root` for null, `Previous` when absent.
+    pub(super) fn from_field(value: Option<&Value>) -> Parent {
+        match value {
+            Some(Value::String(id)) => Parent::Id(id.clone()),
+            Some(Value::Null) => Parent::Root,
+            _ => Parent::Previous,
+        }
+    }
+}
+
+/// A message read from a transcript.
+#[derive(Debug)]
+pub(super) struct HostMessage {
+    /// The host's id, stored in `messages.message_id`.
+    pub(super) id: String,
+    pub(super) parent: Parent,
+    pub(super) role: Role,
+    /// Content blocks, stored as a JSON array.
+    pub(super) content: Vec<Value>,
+    pub(super) created_at: Option<i64>,
+}
+
+/// What a parent reference comes to.
+enum Resolved {
+    Root,
+    Message(i64),
+    Unknown(String),
+}
+
+/// Writes one file's session; the format's reader calls it once per entry.
+pub(super) struct Writer<'a> {
+    store: &'a Store,
+    format: Format,
+    agent_id: String,
+    report: &'a mut FileReport,
+    line: usize,
+    info: SessionInfo,
+    /// The session key, once its row exists.
+    key: Option<String>,
+    /// Host id → (`messages.id`, line) of the messages met in this file.
+    seen: HashMap<String, (i64, usize)>,
+    /// Host id of an entry that is not a message → its parent: a message
+    /// whose parent is such an entry hangs from that entry's parent.
+    aliases: HashMap<String, Parent>,
+    parent_of: HashMap<i64, Option<i64>>,
+    has_child: HashSet<i64>,
+    previous: Option<i64>,
+    /// The active leaf so far: `Some(None)` is an empty branch.
+    leaf: Option<Option<i64>>,
+    last_time: Option<i64>,
+}
+
+impl<'a> Writer<'a> {
+    /// A writer for a file whose session is `info` unless the file says
+    /// otherwise before its first message.
+    pub(super) fn new(
+        store: &'a Store,
+        format: Format,
+        agent_id: String,
+        info: SessionInfo,
+        report: &'a mut FileReport,
+    ) -> Writer<'a> {
+        Writer {
+            store,
+            format,
+            agent_id,
+            report,
+            line: 0,
+            info,
+            key: None,
+            seen: HashMap::new(),
+            aliases: HashMap::new(),
+            parent_of: HashMap::new(),
+            has_child: HashSet::new(),
+            previous: None,
+            leaf: None,
+            last_time: None,
+        }
+    }
+
+    /// Sets the number of the line being read.
+    pub(super) fn set_line(&mut self, line: usize) {
+        self.line = line;
+    }
+
+    /// The number of the line being read.
+    pub(super) fn line(&self) -> usize {
+        self.line
+    }
+
+    /// Records a problem with the current line.
+    pub(super) fn issue(&mut self, issue: Issue) {
+        self.report.issues.push(LineIssue {
+            line: self.line,
+            issue,
+        });
+    }
+
+    /// Names the file's session; ignored once its first message is written.
+    pub(super) fn set_session(&mut self, info: SessionInfo) {
+        if self.key.is_none() {
+            self.info = info;
+        }
+    }
+
+    /// Counts an entry that is not conversation (by its type) and, when it
+    /// has an id, lets messages hang from it through its parent.
+    pub(super) fn skip_entry(&mut self, kind: &str, id: Option<&str>, parent: Parent) {
+        *self
+            .report
+            .skipped_types
+            .entry(kind.to_owned())
+            .or_default() += 1;
+        if let Some(id) = id {
+            self.aliases.entry(id.to_owned()).or_insert(parent);
+        }
+    }
+
+    /// Moves the active leaf to the host's entry `id` (`None`: empty).
+    pub(super) fn move_leaf(&mut self, id: Option<&str>) {
+        let target = id.map_or(Parent::Root, |id| Parent::Id(id.to_owned()));
+        match self.resolve(&target) {
+            Resolved::Root => self.leaf = Some(None),
+            Resolved::Message(id) => self.leaf = Some(Some(id)),
+            Resolved::Unknown(leaf) => self.issue(Issue::UnknownLeaf { leaf }),
+        }
+    }
+
+    /// Writes a message unless the file had it already (a duplicate id,
+    /// reported and skipped) or the database has it (counted).
+    ///
+    /// # Errors
+    ///
+    /// Database failures.
+    pub(super) fn message(&mut self, message: HostMessage) -> Result<()> {
+        if let Some(&(_, first_line)) = self.seen.get(&message.id) {
+            self.issue(Issue::DuplicateId {
+                id: message.id,
+                first_line,
+            });
+            return Ok(());
+        }
+        let stated = match self.resolve(&message.parent) {
+            Resolved::Root => None,
+            Resolved::Message(id) => Some(id),
+            Resolved::Unknown(parent) => {
+                self.issue(Issue::UnknownParent { parent });
+                self.previous
+            }
+        };
+        let parent = self.place(stated, message.role);
+        let created_at = message
+            .created_at
+            .or(self.last_time)
+            .or(self.info.created_at)
+            .unwrap_or(0);
+        self.last_time = Some(created_at);
+        let key = self.session(created_at)?;
+        let existing = self
+            .store
+            .connection()
+            .prepare_cached(
+                "SELECT id FROM messages WHERE session_key = ?1 AND message_id = ?2 ORDER BY id LIMIT 1",
+            )?
+            .query_row((&key, &message.id), |row| row.get::<_, i64>(0))
+            .optional()?;
+        let id = match existing {
+            Some(id) => {
+                self.report.already_present += 1;
+                id
+            }
+            None => {
+                if parent.is_none() && self.store.leaf(&key)?.is_some() {
+                    // A second root: empty the branch so the message does not
+                    // follow the current leaf.
+                    self.store.rewind(&key, None)?;
+                }
+                let id = self.store.append(&NewMessage {
+                    session_key: key,
+                    parent_id: parent,
+                    role: message.role,
+                    content: Value::Array(message.content).to_string(),
+                    created_at,
+                    message_id: Some(message.id.clone()),
+                })?;
+                self.report.imported += 1;
+                id
+            }
+        };
+        self.seen.insert(message.id, (id, self.line));
+        self.parent_of.insert(id, parent);
+        if let Some(parent) = parent {
+            self.has_child.insert(parent);
+        }
+        self.previous = Some(id);
+        self.leaf = Some(Some(id));
+        Ok(())
+    }
+
+    /// Sets the session's leaf to the file's active leaf.
+    ///
+    /// # Errors
+    ///
+    /// Database failures.
+    pub(super) fn finish(self) -> Result<()> {
+        if let (Some(key), Some(leaf)) = (&self.key, self.leaf) {
+            if self.store.leaf(key)? != leaf {
+                self.store.rewind(key, leaf)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The session key, creating the session row first if needed.
+    fn session(&mut self, first_time: i64) -> Result<String> {
+        if let Some(key) = &self.key {
+            return Ok(key.clone());
+        }
+        let prefix = self.format.name();
+        let key = format!("{prefix}:{}", self.info.id);
+        let exists = self
+            .store
+            .connection()
+            .query_row(
+                "SELECT 1 FROM sessions WHERE session_key = ?1",
+                [&key],
+                |_| Ok(()),
+            )
+            .optional()?
+            .is_some();
+        if !exists {
+            self.store.create_session(&NewSession {
+                session_key: key.clone(),
+                agent_id: self.agent_id.clone(),
+                spawned_by: self
+                    .info
+                    .spawned_by
+                    .as_ref()
+                    .map(|parent| format!("{prefix}:{parent}")),
+                created_at: self.info.created_at.unwrap_or(first_time),
+            })?;
+        }
+        self.report.session_key = Some(key.clone());
+        self.report.session_created = !exists;
+        self.key = Some(key.clone());
+        Ok(key)
+    }
+
+    /// Follows `parent` through entries that are not messages.
+    fn resolve(&self, parent: &Parent) -> Resolved {
+        let mut current = parent;
+        // Each step uses one alias, so more steps than aliases is a cycle.
+        for _ in 0..=self.aliases.len() {
+            match current {
+                Parent::Previous => return self.previous.map_or(Resolved::Root, Resolved::Message),
+                Parent::Root => return Resolved::Root,
+                Parent::Id(id) => match (self.seen.get(id), self.aliases.get(id)) {
+                    (Some(&(message, _)), _) => return Resolved::Message(message),
+                    (None, Some(next)) => current = next,
+                    (None, None) => return Resolved::Unknown(id.clone()),
+                },
+            }
+        }
+        match parent {
+            Parent::Id(id) => Resolved::Unknown(id.clone()),
+            Parent::Previous | Parent::Root => Resolved::Root,
+        }
+    }
+
+    /// The parent a message is written under. Hosts record the results of
+    /// parallel tool calls as siblings (each under its call, or all under
+    /// one message), though the conversation went on through all of them.
+    /// So a tool result whose parent already has a child, and that the
+    /// previous message descends from (closely), goes after the previous
+    /// message instead, keeping every result on the active branch. Any
+    /// other message keeps its parent: a branch there is real.
+    fn place(&self, stated: Option<i64>, role: Role) -> Option<i64> {
+        let (Some(parent), Some(previous)) = (stated, self.previous) else {
+            return stated;
+        };
+        if role != Role::Tool || !self.has_child.contains(&parent) {
+            return stated;
+        }
+        let mut node = previous;
+        for _ in 0..FORK_SEARCH_DEPTH {
+            if node == parent {
+                return Some(previous);
+            }
+            match self.parent_of.get(&node) {
+                Some(&Some(up)) => node = up,
+                _ => break,
+            }
+        }
+        stated
+    }
+}

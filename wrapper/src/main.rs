@@ -1,0 +1,741 @@
+//! `session-search`: import agent transcripts into a session-search database
+//! and search them from the command line.
+//!
+//! The database is `--db <path>`, else `$SESSION_SEARCH_DB`, else
+//! `$XDG_DATA_HOME/session-search/sessions.db`, else
+//! `~/.local/share/session-search/sessions.db`; `import` creates it (and its
+//! directory), the other commands need it to exist.
+//!
+//! Who is asking: the search functions require a caller session and check
+//! visibility from it. On the command line the database's owner is asking,
+//! so `search` without `--caller` searches every session (visibility `all`,
+//! with the first session by key as the nominal caller); a narrower
+//! `--visibility` needs `--caller`. `history <session>` without `--caller`
+//! reads the session as itself.
+
+#![deny(missing_docs)]
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use rusqlite::OptionalExtension;
+use serde::Serialize;
+use session_search::import::{import_path, FileReport, Format, ImportOptions, ImportReport};
+use session_search::timestamp::{format_iso8601, parse_iso8601};
+use session_search::{
+    HistoryOptions, MessageRef, Order, SearchOptions, SearchRequest, Store, StoreOptions,
+    Visibility,
+};
+use session_search_engine::query::Query;
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Rows per reconciliation slice: the progress bar moves after each.
+const RECONCILE_ROWS: i64 = 2000;
+
+/// Line issues printed per file; the rest are counted.
+const ISSUES_SHOWN: usize = 20;
+
+const MS_PER_DAY: i64 = 86_400_000;
+
+#[derive(Parser)]
+#[command(
+    name = "session-search",
+    version,
+    about = "Exact full-text search over AI agents' past conversations"
+)]
+struct Cli {
+    /// The database [default: $SESSION_SEARCH_DB, else
+    /// $XDG_DATA_HOME/session-search/sessions.db, else
+    /// ~/.local/share/session-search/sessions.db]
+    #[arg(long, global = true, value_name = "PATH")]
+    db: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Import transcripts (Claude Code, OpenClaw/pi-agent, Codex): files, or
+    /// directories searched recursively for *.jsonl, e.g. ~/.claude/projects
+    Import(ImportArgs),
+    /// Search for words and "quoted phrases"
+    Search(SearchArgs),
+    /// Show the active branch of a session
+    History(HistoryArgs),
+    /// Counts, index state and the index integrity check
+    Status {
+        /// Print the JSON of sessions_status()
+        #[arg(long)]
+        json: bool,
+    },
+    /// Index every message still waiting to be indexed
+    Reconcile,
+}
+
+#[derive(Args)]
+struct ImportArgs {
+    /// Transcript files or directories
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// Read every file as this format instead of recognising it
+    /// (claude-code, openclaw, codex)
+    #[arg(long)]
+    format: Option<Format>,
+    /// The agent_id of the sessions created [default: per format: the
+    /// project directory for Claude Code, the agent directory or "openclaw"
+    /// for OpenClaw, "codex" for Codex]
+    #[arg(long)]
+    agent_id: Option<String>,
+    /// Skip lines longer than this many bytes
+    #[arg(long, default_value_t = ImportOptions::default().max_line_bytes)]
+    max_line_bytes: usize,
+    /// Print the whole report as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum VisibilityArg {
+    /// The caller's session
+    #[value(name = "self")]
+    Own,
+    /// The caller and the sessions it spawned
+    Tree,
+    /// The sessions of the caller's agent
+    Agent,
+    /// Every session
+    All,
+}
+
+impl From<VisibilityArg> for Visibility {
+    fn from(v: VisibilityArg) -> Visibility {
+        match v {
+            VisibilityArg::Own => Visibility::Own,
+            VisibilityArg::Tree => Visibility::Tree,
+            VisibilityArg::Agent => Visibility::Agent,
+            VisibilityArg::All => Visibility::All,
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RoleArg {
+    User,
+    Assistant,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum OrderArg {
+    /// Best match first
+    Relevance,
+    /// Newest first
+    Recent,
+}
+
+#[derive(Args)]
+struct SearchArgs {
+    /// Words and "quoted phrases"; every term must match; word* is a prefix
+    query: String,
+    /// The session_key of the session asking [default: none, searching all
+    /// sessions]
+    #[arg(long)]
+    caller: Option<String>,
+    /// Which sessions the caller sees [default: tree with --caller, all
+    /// without]
+    #[arg(long, value_enum)]
+    visibility: Option<VisibilityArg>,
+    /// Only messages of this role (repeatable)
+    #[arg(long, value_enum)]
+    role: Vec<RoleArg>,
+    /// Only messages at or after this time: unix ms, or an ISO 8601 date or
+    /// date-time (a date is its midnight, UTC)
+    #[arg(long, value_parser = since)]
+    since: Option<i64>,
+    /// Only messages at or before this time: unix ms, or an ISO 8601 date or
+    /// date-time (a date is its last millisecond, UTC)
+    #[arg(long, value_parser = until)]
+    until: Option<i64>,
+    /// Only this session (repeatable), still within visibility
+    #[arg(long = "session", value_name = "SESSION_KEY")]
+    sessions: Vec<String>,
+    /// Most results, 1-25 [default: 10]
+    #[arg(long)]
+    limit: Option<i64>,
+    /// Result order
+    #[arg(long, value_enum, default_value = "relevance")]
+    order: OrderArg,
+    /// Print exactly the JSON of sessions_search()
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct HistoryArgs {
+    /// The session_key of the session to show
+    session: String,
+    /// The session_key of the session asking [default: the session itself]
+    #[arg(long)]
+    caller: Option<String>,
+    /// Which sessions the caller sees [default: tree with --caller, self
+    /// without]
+    #[arg(long, value_enum)]
+    visibility: Option<VisibilityArg>,
+    /// Centre on this message (its messageId, or its id)
+    #[arg(long, value_name = "MESSAGE_ID")]
+    around: Option<String>,
+    /// Messages before --around, 0-100 [default: 5]
+    #[arg(long)]
+    before: Option<i64>,
+    /// Messages after --around, 0-100 [default: 5]
+    #[arg(long)]
+    after: Option<i64>,
+    /// Most messages, 1-200 [default: 50]
+    #[arg(long)]
+    limit: Option<i64>,
+    /// Print exactly the JSON of sessions_history()
+    #[arg(long)]
+    json: bool,
+}
+
+/// Why a command stopped early.
+enum Failure {
+    /// An error, printed as one line on stderr.
+    Message(String),
+    /// The reader of stdout went away (`| head`): nothing left to do.
+    Closed,
+}
+
+impl From<session_search::Error> for Failure {
+    fn from(e: session_search::Error) -> Failure {
+        Failure::Message(e.to_string())
+    }
+}
+
+impl From<rusqlite::Error> for Failure {
+    fn from(e: rusqlite::Error) -> Failure {
+        Failure::Message(e.to_string())
+    }
+}
+
+impl From<serde_json::Error> for Failure {
+    fn from(e: serde_json::Error) -> Failure {
+        Failure::Message(e.to_string())
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Failure {
+        match e.kind() {
+            std::io::ErrorKind::BrokenPipe => Failure::Closed,
+            _ => Failure::Message(format!("cannot write the output: {e}")),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // Stdout is line-buffered, so its lines and the notes on stderr keep
+    // their order.
+    match run(cli, &mut std::io::stdout().lock()) {
+        Ok(()) | Err(Failure::Closed) => ExitCode::SUCCESS,
+        Err(Failure::Message(message)) => {
+            eprintln!("session-search: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
+    let db = match cli.db {
+        Some(path) => path,
+        None => default_db()?,
+    };
+    match cli.command {
+        Command::Import(args) => import(&db, &args, out),
+        Command::Search(args) => search(&open_existing(&db)?, &args, out),
+        Command::History(args) => history(&open_existing(&db)?, &args, out),
+        Command::Status { json } => status(&db, &open_existing(&db)?, json, out),
+        Command::Reconcile => {
+            let indexed = reconcile(&open_existing(&db)?)?;
+            writeln!(out, "Indexed {indexed} messages; none pending.")?;
+            Ok(())
+        }
+    }
+}
+
+/// `$SESSION_SEARCH_DB`, else the XDG data directory's `session-search/sessions.db`.
+fn default_db() -> Result<PathBuf, Failure> {
+    let set = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+    if let Some(path) = set("SESSION_SEARCH_DB") {
+        return Ok(PathBuf::from(path));
+    }
+    let data =
+        match (set("XDG_DATA_HOME"), set("HOME")) {
+            (Some(data), _) => PathBuf::from(data),
+            (None, Some(home)) => Path::new(&home).join(".local/share"),
+            (None, None) => return Err(Failure::Message(
+                "no database given: pass --db <path> or set SESSION_SEARCH_DB (HOME is not set)"
+                    .into(),
+            )),
+        };
+    Ok(data.join("session-search/sessions.db"))
+}
+
+fn open(db: &Path) -> Result<Store, Failure> {
+    Store::open_with(
+        db,
+        &StoreOptions {
+            background_reconcile: false,
+        },
+    )
+    .map_err(|e| Failure::Message(format!("cannot open the database {}: {e}", db.display())))
+}
+
+fn open_existing(db: &Path) -> Result<Store, Failure> {
+    if !db.exists() {
+        return Err(Failure::Message(format!(
+            "no database at {}; import transcripts first (session-search import <path>) or pass --db",
+            db.display()
+        )));
+    }
+    open(db)
+}
+
+fn import(db: &Path, args: &ImportArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    for path in &args.paths {
+        std::fs::metadata(path)
+            .map_err(|e| Failure::Message(format!("cannot read {}: {e}", path.display())))?;
+    }
+    if let Some(dir) = db.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Failure::Message(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    let store = open(db)?;
+    let options = ImportOptions {
+        format: args.format,
+        agent_id: args.agent_id.clone(),
+        max_line_bytes: args.max_line_bytes,
+        reconcile: false,
+    };
+    let mut report = ImportReport::default();
+    for path in &args.paths {
+        report
+            .files
+            .extend(import_path(&store, path, &options)?.files);
+    }
+    let indexed = reconcile(&store)?;
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        write!(out, "{}", describe_import(&args.paths, &report, indexed))?;
+    }
+    Ok(())
+}
+
+/// The import report for people: a line per file that changed something or
+/// had problems, its line issues under it, then the totals.
+fn describe_import(paths: &[PathBuf], report: &ImportReport, indexed: i64) -> String {
+    let mut out = String::new();
+    for file in &report.files {
+        let noteworthy = file.imported > 0 || file.problem.is_some() || !file.issues.is_empty();
+        if noteworthy {
+            let _ = writeln!(out, "{}", describe_file(file));
+        }
+        for issue in file.issues.iter().take(ISSUES_SHOWN) {
+            let _ = writeln!(out, "  line {}: {}", issue.line, issue.issue);
+        }
+        if file.issues.len() > ISSUES_SHOWN {
+            let _ = writeln!(
+                out,
+                "  … and {} more lines with issues",
+                file.issues.len() - ISSUES_SHOWN
+            );
+        }
+    }
+    if report.files.is_empty() {
+        let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        let _ = writeln!(
+            out,
+            "No transcripts (*.jsonl) found in {}.",
+            names.join(", ")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "Imported {} messages into {} new sessions from {} files; {} messages were already present; {} lines skipped.",
+        report.imported(),
+        report.sessions_created(),
+        report.files.len(),
+        report.already_present(),
+        report.skipped_lines().count(),
+    );
+    let types = report.skipped_types();
+    if !types.is_empty() {
+        let counts: Vec<String> = types
+            .iter()
+            .map(|(kind, n)| format!("{kind} {n}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "Entries that are not conversation, by type: {}.",
+            counts.join(", ")
+        );
+    }
+    let _ = writeln!(out, "Indexed {indexed} messages.");
+    out
+}
+
+fn describe_file(file: &FileReport) -> String {
+    let path = file.path.display();
+    if let (None, Some(problem)) = (&file.format, &file.problem) {
+        return format!("{path}: {problem}");
+    }
+    let mut line = format!("{path}:");
+    if let Some(format) = file.format {
+        let _ = write!(line, " {format},");
+    }
+    match &file.session_key {
+        Some(key) if file.session_created => {
+            let _ = write!(line, " new session {key}:");
+        }
+        Some(key) => {
+            let _ = write!(line, " session {key}:");
+        }
+        None => line.push_str(" no conversation:"),
+    }
+    let _ = write!(
+        line,
+        " {} messages imported, {} already present",
+        file.imported, file.already_present
+    );
+    if let Some(problem) = &file.problem {
+        let _ = write!(line, "; {problem}");
+    }
+    line
+}
+
+/// Indexes everything pending, with a progress bar on a terminal; returns
+/// the number of messages indexed.
+fn reconcile(store: &Store) -> Result<i64, Failure> {
+    let mut progress = store.reconcile(RECONCILE_ROWS)?;
+    let mut indexed = progress.indexed;
+    if progress.done {
+        return Ok(indexed);
+    }
+    let bar = ProgressBar::new((indexed + progress.pending) as u64);
+    bar.set_style(
+        ProgressStyle::with_template("indexing {bar:40} {pos}/{len} messages, {eta} left")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_position(indexed as u64);
+    while !progress.done {
+        progress = store.reconcile(RECONCILE_ROWS)?;
+        indexed += progress.indexed;
+        bar.set_length((indexed + progress.pending) as u64);
+        bar.set_position(indexed as u64);
+    }
+    bar.finish_and_clear();
+    Ok(indexed)
+}
+
+/// `--since`: unix ms, or the start of an ISO 8601 date or date-time.
+fn since(text: &str) -> Result<i64, String> {
+    time_bound(text, false)
+}
+
+/// `--until`: unix ms, or the end of an ISO 8601 date or a date-time.
+fn until(text: &str) -> Result<i64, String> {
+    time_bound(text, true)
+}
+
+fn time_bound(text: &str, end_of_day: bool) -> Result<i64, String> {
+    if let Ok(ms) = text.trim().parse::<i64>() {
+        return Ok(ms);
+    }
+    let ms = parse_iso8601(text).map_err(|e| e.to_string())?;
+    let date_only = text.trim().len() == "2025-01-31".len();
+    Ok(if end_of_day && date_only {
+        ms + MS_PER_DAY - 1
+    } else {
+        ms
+    })
+}
+
+fn search(store: &Store, args: &SearchArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let (caller, visibility) = match (&args.caller, args.visibility) {
+        (Some(caller), v) => (caller.clone(), v.map_or(Visibility::Tree, Visibility::from)),
+        (None, None | Some(VisibilityArg::All)) => (first_session(store)?, Visibility::All),
+        (None, Some(_)) => {
+            return Err(Failure::Message(
+                "--visibility other than all needs --caller <session_key>, the session whose view is searched".into(),
+            ))
+        }
+    };
+    let options = SearchOptions {
+        caller: Some(caller),
+        visibility,
+        limit: args.limit,
+        roles: (!args.role.is_empty()).then(|| {
+            args.role
+                .iter()
+                .map(|role| match role {
+                    RoleArg::User => "user".to_owned(),
+                    RoleArg::Assistant => "assistant".to_owned(),
+                })
+                .collect()
+        }),
+        since: args.since,
+        until: args.until,
+        session_keys: (!args.sessions.is_empty()).then(|| args.sessions.clone()),
+        order: match args.order {
+            OrderArg::Relevance => Order::Relevance,
+            OrderArg::Recent => Order::Recent,
+        },
+        ..SearchOptions::default()
+    };
+    if args.json {
+        writeln!(
+            out,
+            "{}",
+            sql_json(store, "sessions_search", &args.query, &options)?
+        )?;
+        return Ok(());
+    }
+    let response = store.search(&SearchRequest {
+        query: args.query.clone(),
+        options,
+    })?;
+    let style = Style::for_stdout();
+    let query = Query::parse(&args.query).ok();
+    for hit in &response.results {
+        writeln!(
+            out,
+            "{}  {}  {}  {}",
+            style.bold(&hit.session_key),
+            format_iso8601(hit.timestamp),
+            hit.role,
+            hit.message_id
+        )?;
+        let spans = query
+            .as_ref()
+            .map_or_else(Vec::new, |q| q.match_spans(&hit.snippet));
+        writeln!(out, "  {}\n", style.highlight(&hit.snippet, &spans))?;
+    }
+    if response.results.is_empty() {
+        eprintln!("No matches.");
+    }
+    if response.truncated {
+        eprintln!(
+            "More matches exist than were shown; raise --limit (at most 25) or narrow the search."
+        );
+    }
+    if let Some(warning) = &response.warning {
+        eprintln!("Note: {warning}.");
+    }
+    Ok(())
+}
+
+/// The smallest session key: the nominal caller of a search of everything.
+fn first_session(store: &Store) -> Result<String, Failure> {
+    store
+        .connection()
+        .query_row(
+            "SELECT session_key FROM sessions ORDER BY session_key LIMIT 1",
+            [],
+            |row| row.get(0),
+        )
+        .optional()?
+        .ok_or_else(|| {
+            Failure::Message(
+                "the database has no sessions yet; import transcripts with: session-search import <path>"
+                    .into(),
+            )
+        })
+}
+
+/// `SELECT <function>(?1, <options as JSON>)`: the SQL function's own text.
+fn sql_json(
+    store: &Store,
+    function: &str,
+    first: &str,
+    options: &impl Serialize,
+) -> Result<String, Failure> {
+    let options = serde_json::to_string(options)?;
+    Ok(store.connection().query_row(
+        &format!("SELECT {function}(?1, ?2)"),
+        [first, &options],
+        |row| row.get(0),
+    )?)
+}
+
+fn history(store: &Store, args: &HistoryArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let (caller, visibility) = match &args.caller {
+        Some(caller) => (
+            caller.clone(),
+            args.visibility.map_or(Visibility::Tree, Visibility::from),
+        ),
+        None => (
+            args.session.clone(),
+            args.visibility.map_or(Visibility::Own, Visibility::from),
+        ),
+    };
+    let options = HistoryOptions {
+        caller: Some(caller),
+        visibility,
+        around: args.around.clone().map(MessageRef::Text),
+        before: args.before,
+        after: args.after,
+        limit: args.limit,
+        ..HistoryOptions::default()
+    };
+    if args.json {
+        writeln!(
+            out,
+            "{}",
+            sql_json(store, "sessions_history", &args.session, &options)?
+        )?;
+        return Ok(());
+    }
+    let response = store.history(&args.session, &options)?;
+    let style = Style::for_stdout();
+    if response.before > 0 {
+        writeln!(out, "({} earlier messages not shown)\n", response.before)?;
+    }
+    for message in &response.messages {
+        writeln!(
+            out,
+            "{}  {}  {}",
+            format_iso8601(message.timestamp),
+            style.bold(&message.role),
+            message.message_id
+        )?;
+        for line in message.text.lines() {
+            writeln!(out, "  {line}")?;
+        }
+        writeln!(out)?;
+    }
+    if response.after > 0 {
+        writeln!(out, "({} later messages not shown)", response.after)?;
+    }
+    if response.truncated {
+        eprintln!("Some text was cut; use --json and maxChars-sized windows to read more.");
+    }
+    Ok(())
+}
+
+fn status(db: &Path, store: &Store, json: bool, out: &mut dyn Write) -> Result<(), Failure> {
+    if json {
+        let text: String = store
+            .connection()
+            .query_row("SELECT sessions_status()", [], |row| row.get(0))?;
+        writeln!(out, "{text}")?;
+        return Ok(());
+    }
+    let sessions: i64 =
+        store
+            .connection()
+            .query_row("SELECT count(*) FROM sessions", [], |row| row.get(0))?;
+    let status = store.status()?;
+    writeln!(out, "database           {}", db.display())?;
+    writeln!(out, "sessions           {sessions}")?;
+    writeln!(out, "messages           {}", status.messages)?;
+    writeln!(out, "indexed            {}", status.indexed)?;
+    writeln!(out, "pending            {}", status.pending)?;
+    writeln!(out, "indexing           {}", status.indexing.name())?;
+    writeln!(out, "tokenizer version  {}", status.tokenizer_version)?;
+    writeln!(out, "schema version     {}", status.schema_version)?;
+    writeln!(
+        out,
+        "integrity          {}",
+        status.integrity.as_deref().unwrap_or("not checked")
+    )?;
+    Ok(())
+}
+
+/// Terminal styling: ANSI colour only when stdout is a terminal and
+/// `NO_COLOR` is unset or empty.
+struct Style {
+    colour: bool,
+}
+
+impl Style {
+    fn for_stdout() -> Style {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        Style {
+            colour: std::io::stdout().is_terminal() && !no_color,
+        }
+    }
+
+    fn bold(&self, text: &str) -> String {
+        match self.colour {
+            true => format!("\x1b[1m{text}\x1b[0m"),
+            false => text.to_owned(),
+        }
+    }
+
+    /// `text` with the byte ranges `spans` (sorted, possibly overlapping) in
+    /// bold red.
+    fn highlight(&self, text: &str, spans: &[Range<usize>]) -> String {
+        if !self.colour {
+            return text.to_owned();
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut done = 0;
+        for span in spans {
+            let start = span.start.max(done);
+            let (Some(before), Some(matched)) = (text.get(done..start), text.get(start..span.end))
+            else {
+                continue;
+            };
+            if matched.is_empty() {
+                continue;
+            }
+            out.push_str(before);
+            let _ = write!(out, "\x1b[1;31m{matched}\x1b[0m");
+            done = span.end;
+        }
+        out.push_str(text.get(done..).unwrap_or_default());
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn highlight_marks_matches_on_character_boundaries() {
+        let style = Style { colour: true };
+        let text = "Déploiement à 東京, déploiement";
+        let spans = Query::parse("deploiement 東京").unwrap().match_spans(text);
+        assert_eq!(
+            style.highlight(text, &spans),
+            "\x1b[1;31mDéploiement\x1b[0m à \x1b[1;31m東京\x1b[0m, \x1b[1;31mdéploiement\x1b[0m"
+        );
+        assert_eq!(
+            style.highlight("abcdef", &[0..3, 1..4, 10..12]),
+            "\x1b[1;31mabc\x1b[0m\x1b[1;31md\x1b[0mef"
+        );
+        assert_eq!(Style { colour: false }.highlight(text, &spans), text);
+    }
+
+    #[test]
+    fn time_bounds() {
+        assert_eq!(since("1700000000000"), Ok(1_700_000_000_000));
+        assert_eq!(since("1970-01-02"), Ok(MS_PER_DAY));
+        assert_eq!(until("1970-01-02"), Ok(2 * MS_PER_DAY - 1));
+        assert_eq!(until("1970-01-02T00:00:00Z"), Ok(MS_PER_DAY));
+        assert!(since("last tuesday")
+            .unwrap_err()
+            .contains("\"last tuesday\""));
+    }
+
+    #[test]
+    fn arguments_parse() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

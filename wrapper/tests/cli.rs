@@ -1,0 +1,382 @@
+//! The `session-search` command line, run as a user runs it, on a temporary
+//! database.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const CHECKOUT: &str = "openclaw:7c1e4b2a-5d3f-4e8a-9b6c-2f1d0e9a8b7c";
+const POSTMORTEM: &str = "openclaw:3e9d2c1b-8a7f-4c6e-b5d4-1a2b3c4d5e6f";
+const REFUNDS: &str = "codex:0197a5c4-8e21-7d40-b5f3-6a2c9e1d4f80";
+const MAIN: &str = "claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8";
+
+fn fixtures(format: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(format)
+}
+
+fn claude_fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/claude-code")
+}
+
+/// The binary with a clean environment: no database or colour settings
+/// inherited from the caller.
+fn command(env: &[(&str, &Path)]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_session-search"));
+    for name in ["SESSION_SEARCH_DB", "XDG_DATA_HOME", "NO_COLOR"] {
+        command.env_remove(name);
+    }
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl From<Output> for Run {
+    fn from(output: Output) -> Run {
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8(output.stdout).unwrap(),
+            stderr: String::from_utf8(output.stderr).unwrap(),
+        }
+    }
+}
+
+/// Runs `session-search --db <db> <args>`.
+fn run(db: &Path, args: &[&str]) -> Run {
+    command(&[])
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .output()
+        .unwrap()
+        .into()
+}
+
+fn ok(db: &Path, args: &[&str]) -> String {
+    let run = run(db, args);
+    assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+    run.stdout
+}
+
+/// Fails with exit code 1 and one line on stderr, which is returned.
+fn fails(db: &Path, args: &[&str]) -> String {
+    let run = run(db, args);
+    assert_eq!(
+        run.code, 1,
+        "{args:?} should fail: {}{}",
+        run.stdout, run.stderr
+    );
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(run.stderr.starts_with("session-search: "), "{}", run.stderr);
+    run.stderr
+}
+
+fn json(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+/// A database with every fixture imported.
+fn imported() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sessions.db");
+    let claude = claude_fixtures();
+    let openclaw = fixtures("openclaw");
+    let codex = fixtures("codex");
+    let out = ok(
+        &db,
+        &[
+            "import",
+            claude.to_str().unwrap(),
+            openclaw.to_str().unwrap(),
+            codex.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.contains("Imported 61 messages into 8 new sessions from 8 files; 0 messages were already present; 2 lines skipped."),
+        "{out}"
+    );
+    (dir, db)
+}
+
+#[test]
+fn import_reports_files_issues_and_totals_and_is_idempotent() {
+    let (_dir, db) = imported();
+    let again = ok(&db, &["import", claude_fixtures().to_str().unwrap()]);
+    assert!(
+        again.contains("Imported 0 messages into 0 new sessions from 3 files; 30 messages were already present; 2 lines skipped."),
+        "{again}"
+    );
+    // The comment lines of the images transcript, with their numbers.
+    assert!(
+        again.contains("images-in-user-messages.jsonl: claude-code, session "),
+        "{again}"
+    );
+    assert!(again.contains("  line 1: skipped: not JSON"), "{again}");
+    assert!(again.contains("  line 2: skipped: not JSON"), "{again}");
+    assert!(again.contains("progress 6"), "{again}");
+
+    let report = json(&ok(
+        &db,
+        &["import", "--json", fixtures("codex").to_str().unwrap()],
+    ));
+    let files = report["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2);
+    assert_eq!(files[1]["session_key"], REFUNDS);
+    assert_eq!(files[1]["already_present"], 12);
+    assert_eq!(files[1]["format"], "codex");
+}
+
+#[test]
+fn import_problems() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sessions.db");
+    let missing = dir.path().join("missing");
+    let stderr = fails(&db, &["import", missing.to_str().unwrap()]);
+    assert!(
+        stderr.contains("cannot read") && stderr.contains("missing"),
+        "{stderr}"
+    );
+
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = ok(&db, &["import", empty.to_str().unwrap()]);
+    assert!(out.contains("No transcripts (*.jsonl) found in"), "{out}");
+
+    let other = dir.path().join("other.jsonl");
+    std::fs::write(&other, "{\"hello\":1}\n").unwrap();
+    let out = ok(&db, &["import", other.to_str().unwrap()]);
+    assert!(
+        out.contains("other.jsonl: not a transcript of a known format"),
+        "{out}"
+    );
+
+    let stderr = run(
+        &db,
+        &["import", "--format", "claude", other.to_str().unwrap()],
+    )
+    .stderr;
+    assert!(
+        stderr.contains("unknown transcript format \"claude\""),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn search_prints_exactly_the_sql_json() {
+    let (_dir, db) = imported();
+    let out = ok(&db, &["search", "checkout", "--caller", CHECKOUT, "--json"]);
+    assert_eq!(out.lines().count(), 1);
+    let response = json(&out);
+    let sessions: Vec<&str> = response["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|hit| hit["sessionKey"].as_str().unwrap())
+        .collect();
+    assert_eq!(sessions.len(), 4);
+    assert!(sessions.iter().all(|s| [CHECKOUT, POSTMORTEM].contains(s)));
+
+    // The same text the SQL function returns.
+    let conn = session_search::open(&db).unwrap();
+    let sql: String = conn
+        .query_row(
+            "SELECT sessions_search('checkout', ?1)",
+            [format!(r#"{{"caller":"{CHECKOUT}"}}"#)],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(out.trim_end(), sql);
+}
+
+#[test]
+fn search_options() {
+    let (_dir, db) = imported();
+    let keys = |args: &[&str]| -> Vec<String> {
+        let mut full = vec!["search"];
+        full.extend_from_slice(args);
+        full.push("--json");
+        json(&ok(&db, &full))["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|hit| {
+                format!(
+                    "{} {}",
+                    hit["sessionKey"].as_str().unwrap(),
+                    hit["role"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    // Without a caller: every session.
+    let everywhere = keys(&["idempotency"]);
+    assert!(everywhere.iter().all(|k| k.starts_with(REFUNDS)));
+    assert_eq!(everywhere.len(), 3);
+    assert_eq!(keys(&["idempotency", "--role", "user"]).len(), 1);
+    assert_eq!(
+        keys(&["idempotency", "--role", "assistant", "--role", "user"]).len(),
+        3
+    );
+    assert_eq!(keys(&["idempotency", "--limit", "1"]).len(), 1);
+    // Dates: the Codex session is from June, the OpenClaw ones November.
+    assert_eq!(keys(&["idempotency", "--since", "2025-06-04"]).len(), 0);
+    assert_eq!(keys(&["idempotency", "--until", "2025-06-03"]).len(), 3);
+    assert_eq!(
+        keys(&["idempotency", "--until", "2025-06-03T09:15:00Z"]).len(),
+        2
+    );
+    assert_eq!(keys(&["idempotency", "--since", "1748942100000"]).len(), 1);
+    assert_eq!(
+        keys(&["checkout", "--caller", CHECKOUT, "--visibility", "self"]),
+        [format!("{CHECKOUT} assistant"), format!("{CHECKOUT} user")]
+    );
+    assert_eq!(keys(&["checkout", "--session", POSTMORTEM]).len(), 2);
+    // Visibility fails closed.
+    assert!(keys(&["idempotency", "--caller", CHECKOUT]).is_empty());
+    let stderr = fails(&db, &["search", "checkout", "--visibility", "tree"]);
+    assert!(stderr.contains("--caller"), "{stderr}");
+    let stderr = fails(&db, &["search", "checkout", "--caller", "nobody"]);
+    assert!(stderr.contains("nobody"), "{stderr}");
+    let stderr = fails(&db, &["search", "   "]);
+    assert!(stderr.contains("empty"), "{stderr}");
+    // clap refuses bad values before anything runs.
+    let run = run(&db, &["search", "x", "--since", "last tuesday"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("\"last tuesday\" is not an ISO 8601 date"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn search_for_people_without_colour_off_a_terminal() {
+    let (_dir, db) = imported();
+    let out = ok(&db, &["search", "robot icon"]);
+    assert!(!out.contains('\x1b'), "{out:?}");
+    assert!(out.starts_with("claude-code:47bf5f5c-9e11-4f51-8a29-7ad38ecdf17c  2026-02-03T06:18:03.413Z  assistant  488dd89d"), "{out}");
+    assert!(
+        out.contains("\n  This is an image of a friendly robot icon."),
+        "{out}"
+    );
+
+    let run = run(&db, &["search", "no such words anywhere"]);
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""));
+    assert_eq!(run.stderr, "No matches.\n");
+}
+
+#[test]
+fn history_of_a_session() {
+    let (_dir, db) = imported();
+    let out = ok(&db, &["history", POSTMORTEM]);
+    assert_eq!(
+        out,
+        "2025-11-02T10:00:02.000Z  user  c0000001\n  Write the postmortem for the checkout outage.\n\n\
+         2025-11-02T10:00:30.000Z  assistant  c0000002\n  Draft: on 2 November a release missing a dependency took checkout down for 14 minutes.\n\n"
+    );
+    let window = json(&ok(
+        &db,
+        &[
+            "history", REFUNDS, "--around", "L12", "--before", "1", "--after", "1", "--json",
+        ],
+    ));
+    let ids: Vec<&str> = window["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["messageId"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["L10", "L12", "L15"]);
+    assert_eq!(
+        (window["before"].as_i64(), window["after"].as_i64()),
+        (Some(6), Some(3))
+    );
+
+    let out = ok(&db, &["history", REFUNDS, "--limit", "2"]);
+    assert!(
+        out.starts_with("(10 earlier messages not shown)\n"),
+        "{out}"
+    );
+    // Reading another session needs a caller that sees it.
+    ok(&db, &["history", POSTMORTEM, "--caller", CHECKOUT]);
+    let stderr = fails(&db, &["history", CHECKOUT, "--caller", POSTMORTEM]);
+    assert!(
+        stderr.contains("not visible") || stderr.contains("visible"),
+        "{stderr}"
+    );
+    fails(&db, &["history", MAIN, "--around", "no-such-message"]);
+}
+
+#[test]
+fn status_and_reconcile() {
+    let (_dir, db) = imported();
+    let out = ok(&db, &["status"]);
+    assert!(out.contains("sessions           8\n"), "{out}");
+    assert!(out.contains("messages           61\n"), "{out}");
+    assert!(out.contains("pending            0\n"), "{out}");
+    assert!(out.contains("integrity          ok\n"), "{out}");
+    let status = json(&ok(&db, &["status", "--json"]));
+    assert_eq!(status["messages"], 61);
+    assert_eq!(status["integrity"], "ok");
+
+    let conn = session_search::open(&db).unwrap();
+    conn.query_row("SELECT sessions_set_indexing('deferred')", [], |_| Ok(()))
+        .unwrap();
+    conn.execute_batch(&format!(
+        "INSERT INTO messages(session_key, role, content, created_at) VALUES ('{CHECKOUT}', 'user', 'zebra crossing', 1762080000000);"
+    ))
+    .unwrap();
+    drop(conn);
+    assert_eq!(
+        ok(&db, &["reconcile"]),
+        "Indexed 1 messages; none pending.\n"
+    );
+    assert!(ok(&db, &["search", "zebra", "--json"]).contains("zebra crossing"));
+}
+
+#[test]
+fn the_default_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let codex = fixtures("codex");
+
+    let data = dir.path().join("data");
+    let out = command(&[("XDG_DATA_HOME", &data)])
+        .args(["import", codex.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(data.join("session-search/sessions.db").is_file());
+
+    let explicit = dir.path().join("explicit.db");
+    let out = command(&[("SESSION_SEARCH_DB", &explicit), ("XDG_DATA_HOME", &data)])
+        .args(["import", codex.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(explicit.is_file());
+
+    let home = dir.path().join("home");
+    let out: Run = command(&[("HOME", &home)])
+        .args(["status"])
+        .output()
+        .unwrap()
+        .into();
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("no database at")
+            && out
+                .stderr
+                .contains(".local/share/session-search/sessions.db"),
+        "{}",
+        out.stderr
+    );
+}

@@ -1,0 +1,897 @@
+//! The importers on real and realistic transcripts: Claude Code (the shared
+//! fixtures), OpenClaw / pi-agent and Codex (tests/fixtures), re-imports,
+//! grown files, and bad input of every kind.
+
+mod common;
+
+use common::{history, history_options, options, search};
+use serde_json::Value;
+use session_search::import::{
+    import_path, FileProblem, Format, ImportOptions, ImportReport, Issue,
+};
+use session_search::{Error, IndexingMode, SearchOptions, Store, Visibility};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const MAIN: &str = "claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8";
+const SUBAGENT: &str = "claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8:agent-a2018e5";
+const IMAGES: &str = "claude-code:47bf5f5c-9e11-4f51-8a29-7ad38ecdf17c";
+const CHECKOUT: &str = "openclaw:7c1e4b2a-5d3f-4e8a-9b6c-2f1d0e9a8b7c";
+const POSTMORTEM: &str = "openclaw:3e9d2c1b-8a7f-4c6e-b5d4-1a2b3c4d5e6f";
+const NOTES: &str = "openclaw:5b7a9c1d-2e3f-4a5b-8c9d-0e1f2a3b4c5d";
+const REFUNDS: &str = "codex:0197a5c4-8e21-7d40-b5f3-6a2c9e1d4f80";
+const LEGACY: &str = "codex:8d3e6f0a-41b2-4c7d-9e8f-5a6b7c8d9e0f";
+
+/// The Claude Code transcripts shared beside the repository.
+fn claude_fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/claude-code")
+}
+
+/// This repository's fixtures of one format.
+fn fixtures(format: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(format)
+}
+
+fn import(store: &Store, path: &Path) -> ImportReport {
+    import_path(store, path, &ImportOptions::default())
+        .unwrap_or_else(|e| panic!("import of {} failed: {e}", path.display()))
+}
+
+fn imported(path: &Path) -> (Store, ImportReport) {
+    let store = Store::open_in_memory().unwrap();
+    let report = import(&store, path);
+    (store, report)
+}
+
+/// `(session, messageId)` of every hit of `query` in all sessions.
+fn hits(store: &Store, query: &str) -> Vec<(String, String)> {
+    let caller: String = store
+        .connection()
+        .query_row("SELECT min(session_key) FROM sessions", [], |row| {
+            row.get(0)
+        })
+        .unwrap();
+    let options = SearchOptions {
+        visibility: Visibility::All,
+        limit: Some(25),
+        ..options(&caller)
+    };
+    search(store, query, &options)
+        .results
+        .into_iter()
+        .map(|hit| (hit.session_key, hit.message_id))
+        .collect()
+}
+
+fn hit_sessions(store: &Store, query: &str) -> Vec<String> {
+    hits(store, query).into_iter().map(|(key, _)| key).collect()
+}
+
+/// The host ids of a session's active branch, in order.
+fn branch(store: &Store, key: &str) -> Vec<String> {
+    let options = session_search::HistoryOptions {
+        limit: Some(200),
+        ..history_options(key)
+    };
+    history(store, key, &options)
+        .messages
+        .into_iter()
+        .map(|m| m.message_id)
+        .collect()
+}
+
+/// A column of the message with host id `message_id` (a unique prefix).
+fn column(store: &Store, key: &str, message_id: &str, column: &str) -> String {
+    store
+        .connection()
+        .query_row(
+            &format!(
+                "SELECT CAST({column} AS TEXT) FROM messages WHERE session_key = ?1 AND message_id LIKE ?2 || '%'"
+            ),
+            [key, message_id],
+            |row| row.get(0),
+        )
+        .unwrap_or_else(|e| panic!("{column} of {message_id} in {key}: {e}"))
+}
+
+fn session_column(store: &Store, key: &str, column: &str) -> Option<String> {
+    store
+        .connection()
+        .query_row(
+            &format!("SELECT CAST({column} AS TEXT) FROM sessions WHERE session_key = ?1"),
+            [key],
+            |row| row.get(0),
+        )
+        .unwrap()
+}
+
+fn count(store: &Store, sql: &str) -> i64 {
+    store
+        .connection()
+        .query_row(sql, [], |row| row.get(0))
+        .unwrap()
+}
+
+fn file<'a>(report: &'a ImportReport, name: &str) -> &'a session_search::import::FileReport {
+    report
+        .files
+        .iter()
+        .find(|f| f.path.to_string_lossy().ends_with(name))
+        .unwrap_or_else(|| panic!("no report for {name}: {report:#?}"))
+}
+
+fn skipped(report: &session_search::import::FileReport, kind: &str) -> usize {
+    report.skipped_types.get(kind).copied().unwrap_or(0)
+}
+
+#[test]
+fn claude_code_session_with_its_subagent() {
+    let (store, report) = imported(&claude_fixtures());
+    assert_eq!(report.files.len(), 3, "{report:#?}");
+    assert_eq!(report.sessions_created(), 3);
+    assert_eq!(report.imported(), 6 + 4 + 20);
+    assert_eq!(report.already_present(), 0);
+
+    let main = file(&report, "4b2030ed-5563-49ea-b703-6a002f2d3cc8.jsonl");
+    assert_eq!(main.format, Some(Format::ClaudeCode));
+    assert_eq!(main.session_key.as_deref(), Some(MAIN));
+    assert_eq!(main.imported, 6);
+    assert_eq!(skipped(main, "progress"), 4);
+    assert_eq!(skipped(main, "file-history-snapshot"), 1);
+    assert_eq!(skipped(main, "system"), 1);
+    assert!(main.issues.is_empty(), "{:?}", main.issues);
+
+    let sub = file(&report, "agent-a2018e5.jsonl");
+    assert_eq!(sub.session_key.as_deref(), Some(SUBAGENT));
+    assert_eq!(sub.imported, 4);
+    assert_eq!(skipped(sub, "progress"), 2);
+    assert_eq!(
+        session_column(&store, SUBAGENT, "spawned_by").as_deref(),
+        Some(MAIN)
+    );
+    assert_eq!(session_column(&store, MAIN, "spawned_by"), None);
+    for key in [MAIN, SUBAGENT, IMAGES] {
+        assert_eq!(
+            session_column(&store, key, "agent_id").as_deref(),
+            Some("claude-code")
+        );
+    }
+    assert_eq!(
+        session_column(&store, MAIN, "created_at").as_deref(),
+        Some("1769028728342")
+    );
+
+    // The first user message hangs from a progress entry, which is skipped:
+    // it becomes the root; the tool result follows its call.
+    let main_branch = branch(&store, MAIN);
+    let prefixes: Vec<&str> = main_branch.iter().map(|id| &id[..8]).collect();
+    assert_eq!(
+        prefixes,
+        ["38047312", "bf3730c2", "bf7b75d1", "184a728a", "9d4c308e", "c8682b86"]
+    );
+    assert_eq!(column(&store, MAIN, "38047312", "role"), "user");
+    assert_eq!(column(&store, MAIN, "184a728a", "role"), "tool");
+    assert_eq!(column(&store, MAIN, "bf3730c2", "role"), "assistant");
+    assert_eq!(
+        column(&store, MAIN, "38047312", "created_at"),
+        "1769028799229"
+    );
+
+    // The caller's tree holds the subagent: its answer is found from the
+    // parent session, and the user's question in both.
+    let tree = search(&store, "popular color thai curry", &options(MAIN));
+    let sessions: Vec<&str> = tree
+        .results
+        .iter()
+        .map(|h| h.session_key.as_str())
+        .collect();
+    assert!(
+        sessions.contains(&MAIN) && sessions.contains(&SUBAGENT),
+        "{sessions:?}"
+    );
+    let own = SearchOptions {
+        visibility: Visibility::Own,
+        ..options(MAIN)
+    };
+    // "Key Findings" is in the subagent's answer and, in the parent, only
+    // inside the tool result that carried it back; the thinking blocks are
+    // stored, not searchable.
+    assert!(search(&store, "\"key findings\"", &own).results.is_empty());
+    assert_eq!(hit_sessions(&store, "\"key findings\""), [SUBAGENT]);
+    assert!(hits(&store, "\"user wants me to spawn\"").is_empty());
+    assert!(hits(&store, "toolu_01KscA8iE8tUT2aCNEUXREzo").is_empty());
+    assert!(column(&store, MAIN, "bf3730c2", "content").contains("\"thinking\""));
+}
+
+#[test]
+fn claude_code_images_comments_meta_and_resumed_branches() {
+    let path = claude_fixtures().join("images-in-user-messages.jsonl");
+    let (store, report) = imported(&path);
+    let images = &report.files[0];
+    assert_eq!(images.session_key.as_deref(), Some(IMAGES));
+    assert_eq!(images.imported, 20);
+    // The two `//` comment lines.
+    let lines: Vec<(usize, bool)> = images
+        .issues
+        .iter()
+        .map(|i| (i.line, matches!(i.issue, Issue::NotJson { .. })))
+        .collect();
+    assert_eq!(lines, [(1, true), (2, true)]);
+    assert_eq!(report.skipped_lines().count(), 2);
+    assert_eq!(skipped(images, "queue-operation"), 2);
+    assert_eq!(skipped(images, "file-history-snapshot"), 3);
+    assert_eq!(skipped(images, "summary"), 1);
+
+    // Lines 11-15 replay lines 5-7 under a new root, and line 19 branches
+    // from line 15 again: the active branch is the path to the last entry.
+    let active = branch(&store, IMAGES);
+    let prefixes: Vec<&str> = active.iter().map(|id| &id[..8]).collect();
+    assert_eq!(
+        prefixes,
+        [
+            "f512e9ae", "81410eae", "ebb44cf8", "afa79e97", "488dd89d", "c7143558", "53bf8de5",
+            "583af010", "4c4bf725", "137c76c7", "a538151b", "cb89eb5b", "2420ac09", "9c7d0d24"
+        ]
+    );
+    assert_eq!(
+        store.leaf(IMAGES).unwrap().map(|id| id.to_string()),
+        Some(column(&store, IMAGES, "9c7d0d24", "id"))
+    );
+    // Text said on the abandoned branches is found once, on the active one.
+    assert_eq!(
+        hits(&store, "friendly robot icon"),
+        [(IMAGES.to_owned(), active[4].clone())]
+    );
+    assert_eq!(hits(&store, "\"session iD\"").len(), 2);
+
+    // Images are stored, not searchable.
+    assert!(column(&store, IMAGES, "81410eae", "content").contains("\"image\""));
+    assert!(hits(&store, "iVBORw0KGgoAAAANSUhEUg*").is_empty());
+    assert!(!hits(&store, "\"what's this an image of\"").is_empty());
+
+    // isMeta text and IDE context are the host's, not the user's.
+    assert_eq!(column(&store, IMAGES, "a538151b", "role"), "system");
+    assert!(hits(&store, "\"transcript by running\"").is_empty());
+    assert_eq!(column(&store, IMAGES, "f512e9ae", "role"), "system");
+    assert_eq!(column(&store, IMAGES, "a9f65f98", "role"), "user");
+    assert!(column(&store, IMAGES, "a9f65f98", "content").contains("\"context\""));
+    assert!(hits(&store, "BRANCH_PLAN").is_empty());
+    assert!(hits(&store, "\"opened the file\"").is_empty());
+    // The slash command the user typed stays the user's.
+    assert_eq!(column(&store, IMAGES, "137c76c7", "role"), "user");
+    assert_eq!(hits(&store, "publish-session").len(), 1);
+}
+
+#[test]
+fn openclaw_sessions_branches_leaf_moves_and_spawns() {
+    let (store, report) = imported(&fixtures("openclaw"));
+    assert_eq!(report.files.len(), 3, "{report:#?}");
+    assert_eq!(report.sessions_created(), 3);
+    assert!(report.issues().next().is_none(), "{report:#?}");
+
+    let checkout = file(&report, "7c1e4b2a-5d3f-4e8a-9b6c-2f1d0e9a8b7c.jsonl");
+    assert_eq!(checkout.format, Some(Format::OpenClaw));
+    assert_eq!(checkout.imported, 9);
+    for kind in [
+        "model_change",
+        "thinking_level_change",
+        "weather_report",
+        "branch_summary",
+        "label",
+    ] {
+        assert_eq!(skipped(checkout, kind), 1, "{kind}");
+    }
+    // The two parallel tool results are chained on the active branch; the
+    // branch the user left (m6, m7) is stored, not searchable.
+    assert_eq!(
+        branch(&store, CHECKOUT),
+        ["m0000001", "m0000002", "m0000003", "m0000004", "m0000005", "m0000008", "m0000009"]
+    );
+    assert_eq!(
+        count(
+            &store,
+            "SELECT count(*) FROM messages WHERE message_id = 'm0000007'"
+        ),
+        1
+    );
+    assert!(hits(&store, "ansible").is_empty());
+    assert!(hits(&store, "dashboard screenshot").is_empty());
+    assert_eq!(hit_sessions(&store, "blue-green switch"), [CHECKOUT]);
+    assert_eq!(column(&store, CHECKOUT, "m0000003", "role"), "tool");
+    assert!(hits(&store, "ModuleNotFoundError").is_empty());
+    assert!(hits(&store, "\"upstream crashed\"").is_empty());
+    assert!(column(&store, CHECKOUT, "m0000006", "content").contains("\"image\""));
+    assert_eq!(
+        column(&store, CHECKOUT, "m0000001", "created_at"),
+        "1762074005000"
+    );
+    assert_eq!(
+        session_column(&store, CHECKOUT, "agent_id").as_deref(),
+        Some("main")
+    );
+
+    // A leaf entry moved the postmortem back to its first answer.
+    assert_eq!(branch(&store, POSTMORTEM), ["c0000001", "c0000002"]);
+    assert!(hits(&store, "blame intern").is_empty());
+    assert_eq!(hit_sessions(&store, "14 minutes"), [POSTMORTEM]);
+    assert_eq!(
+        session_column(&store, POSTMORTEM, "spawned_by").as_deref(),
+        Some(CHECKOUT)
+    );
+    assert_eq!(
+        skipped(
+            file(&report, "3e9d2c1b-8a7f-4c6e-b5d4-1a2b3c4d5e6f.jsonl"),
+            "leaf"
+        ),
+        1
+    );
+
+    // pi-agent: a shell command is tool output, a compaction is skipped and
+    // the message after it follows its parent, extension text is the host's.
+    let notes = file(&report, "_5b7a9c1d-2e3f-4a5b-8c9d-0e1f2a3b4c5d.jsonl");
+    assert_eq!(notes.session_key.as_deref(), Some(NOTES));
+    assert_eq!(
+        session_column(&store, NOTES, "agent_id").as_deref(),
+        Some("openclaw")
+    );
+    assert_eq!(
+        branch(&store, NOTES),
+        ["p0000001", "p0000002", "p0000004", "p0000005"]
+    );
+    assert_eq!(column(&store, NOTES, "p0000002", "role"), "tool");
+    assert_eq!(column(&store, NOTES, "p0000005", "role"), "system");
+    assert!(hits(&store, "thursday").is_empty());
+    assert!(hits(&store, "standup").is_empty());
+    assert_eq!(hit_sessions(&store, "semicolon separators"), [NOTES]);
+    // The tree visibility of the first session holds the one it spawned.
+    let tree = search(&store, "checkout", &options(CHECKOUT));
+    assert!(tree.results.iter().any(|h| h.session_key == POSTMORTEM));
+}
+
+#[test]
+fn codex_rollouts_without_injected_text_or_duplicate_events() {
+    let (store, report) = imported(&fixtures("codex"));
+    assert_eq!(report.files.len(), 2);
+    assert!(report.issues().next().is_none(), "{report:#?}");
+
+    let refunds = file(&report, "0197a5c4-8e21-7d40-b5f3-6a2c9e1d4f80.jsonl");
+    assert_eq!(refunds.format, Some(Format::Codex));
+    assert_eq!(refunds.session_key.as_deref(), Some(REFUNDS));
+    assert_eq!(refunds.imported, 12);
+    assert_eq!(skipped(refunds, "event_msg"), 6);
+    assert_eq!(skipped(refunds, "turn_context"), 1);
+    assert_eq!(
+        session_column(&store, REFUNDS, "agent_id").as_deref(),
+        Some("codex")
+    );
+    assert_eq!(
+        session_column(&store, REFUNDS, "created_at").as_deref(),
+        Some("1748942042497")
+    );
+    let lines: Vec<String> = [2, 3, 4, 6, 8, 9, 10, 12, 15, 17, 18, 19]
+        .iter()
+        .map(|n| format!("L{n}"))
+        .collect();
+    assert_eq!(branch(&store, REFUNDS), lines);
+
+    // Each message once, although event_msg repeats it.
+    assert_eq!(
+        hits(&store, "double-charges"),
+        [(REFUNDS.to_owned(), "L6".to_owned())]
+    );
+    assert_eq!(hits(&store, "\"unique index\"").len(), 2);
+    // Instructions and environment are stored as system text.
+    for line in ["L2", "L3", "L4"] {
+        assert_eq!(column(&store, REFUNDS, line, "role"), "system");
+    }
+    assert!(hits(&store, "nextest").is_empty());
+    assert!(hits(&store, "zsh").is_empty());
+    assert!(hits(&store, "workspace-write").is_empty());
+    // Reasoning, tool calls and their output are stored, not searchable.
+    assert_eq!(column(&store, REFUNDS, "L9", "role"), "assistant");
+    assert_eq!(column(&store, REFUNDS, "L10", "role"), "tool");
+    assert_eq!(column(&store, REFUNDS, "L18", "role"), "tool");
+    assert!(hits(&store, "\"locating the idempotency lookup\"").is_empty());
+    assert!(hits(&store, "find_by_key").is_empty());
+    assert!(hits(&store, "cache.get").is_empty());
+    let stored: Value = serde_json::from_str(&column(&store, REFUNDS, "L6", "content")).unwrap();
+    assert_eq!(stored[0]["type"], "text");
+    let call: Value = serde_json::from_str(&column(&store, REFUNDS, "L9", "content")).unwrap();
+    assert_eq!(call[0]["type"], "function_call");
+    assert_eq!(call[0]["name"], "shell");
+
+    // The old format, recognised by the file name.
+    let legacy = file(&report, "rollout-2025-04-18T16-20-11-legacy.jsonl");
+    assert_eq!(legacy.session_key.as_deref(), Some(LEGACY));
+    assert_eq!(legacy.imported, 2);
+    assert_eq!(skipped(legacy, "state"), 2);
+    assert_eq!(hit_sessions(&store, "flaky"), [LEGACY]);
+}
+
+#[test]
+fn importing_again_adds_nothing() {
+    let store = Store::open_in_memory().unwrap();
+    let mut first = Vec::new();
+    for path in [claude_fixtures(), fixtures("openclaw"), fixtures("codex")] {
+        first.push(import(&store, &path));
+    }
+    let before = store.status().unwrap();
+    let leaves: Vec<Option<i64>> = [MAIN, IMAGES, CHECKOUT, POSTMORTEM, REFUNDS]
+        .iter()
+        .map(|key| store.leaf(key).unwrap())
+        .collect();
+    for (path, first) in [claude_fixtures(), fixtures("openclaw"), fixtures("codex")]
+        .iter()
+        .zip(&first)
+    {
+        let again = import(&store, path);
+        assert_eq!(again.imported(), 0);
+        assert_eq!(again.sessions_created(), 0);
+        assert_eq!(again.already_present(), first.imported());
+    }
+    let after = store.status().unwrap();
+    assert_eq!(
+        (after.messages, after.indexed),
+        (before.messages, before.indexed)
+    );
+    assert_eq!(after.integrity.as_deref(), Some("ok"));
+    let leaves_after: Vec<Option<i64>> = [MAIN, IMAGES, CHECKOUT, POSTMORTEM, REFUNDS]
+        .iter()
+        .map(|key| store.leaf(key).unwrap())
+        .collect();
+    assert_eq!(leaves, leaves_after);
+}
+
+/// Writes the first `lines` lines of `source` to `target`.
+fn first_lines(source: &Path, lines: usize, target: &Path) {
+    let text = fs::read_to_string(source).unwrap();
+    let kept: String = text.split_inclusive('\n').take(lines).collect();
+    fs::write(target, kept).unwrap();
+}
+
+#[test]
+fn lines_appended_later_are_picked_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_in_memory().unwrap();
+    let cases = [
+        (
+            claude_fixtures().join("images-in-user-messages.jsonl"),
+            15,
+            IMAGES,
+            20,
+        ),
+        (
+            fixtures("codex")
+                .join("rollout-2025-06-03T09-14-02-0197a5c4-8e21-7d40-b5f3-6a2c9e1d4f80.jsonl"),
+            12,
+            REFUNDS,
+            12,
+        ),
+        (
+            fixtures("openclaw")
+                .join("agents/main/sessions/7c1e4b2a-5d3f-4e8a-9b6c-2f1d0e9a8b7c.jsonl"),
+            11,
+            CHECKOUT,
+            9,
+        ),
+    ];
+    for (source, cut, key, total) in cases {
+        let target = dir.path().join(source.file_name().unwrap());
+        first_lines(&source, cut, &target);
+        let early = import(&store, &target);
+        let early_branch = branch(&store, key);
+        fs::copy(&source, &target).unwrap();
+        let late = import(&store, &target);
+        assert_eq!(late.already_present(), early.imported(), "{key}");
+        assert_eq!(early.imported() + late.imported(), total, "{key}");
+
+        // The same as importing the whole file at once.
+        let fresh = Store::open_in_memory().unwrap();
+        import(&fresh, &source);
+        assert_eq!(branch(&store, key), branch(&fresh, key), "{key}");
+        assert_ne!(branch(&store, key), early_branch, "{key}");
+    }
+}
+
+#[test]
+fn a_cut_off_last_line_is_reported_then_read_once_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = fixtures("codex")
+        .join("rollout-2025-06-03T09-14-02-0197a5c4-8e21-7d40-b5f3-6a2c9e1d4f80.jsonl");
+    let target = dir.path().join("rollout-cut.jsonl");
+    let text = fs::read_to_string(&source).unwrap();
+    let cut = text.find("Do it, and add").unwrap();
+    fs::write(&target, &text[..cut]).unwrap();
+
+    let store = Store::open_in_memory().unwrap();
+    let report = import(&store, &target);
+    let issues: Vec<_> = report.skipped_lines().map(|(_, i)| i.clone()).collect();
+    assert_eq!(issues.len(), 1);
+    assert_eq!((issues[0].line, &issues[0].issue), (15, &Issue::Truncated));
+    assert_eq!(report.imported(), 8);
+
+    fs::write(&target, &text).unwrap();
+    let report = import(&store, &target);
+    assert_eq!((report.already_present(), report.imported()), (8, 4));
+    assert!(report.issues().next().is_none());
+    assert_eq!(hits(&store, "regression test").len(), 1);
+}
+
+/// A Claude Code entry.
+fn claude(kind: &str, uuid: &str, parent: Option<&str>, content: Value) -> String {
+    serde_json::json!({
+        "type": kind,
+        "uuid": uuid,
+        "parentUuid": parent,
+        "sessionId": "s1",
+        "timestamp": "2025-01-01T00:00:00Z",
+        "message": {"role": kind, "content": content},
+    })
+    .to_string()
+}
+
+fn text(s: &str) -> Value {
+    serde_json::json!([{"type": "text", "text": s}])
+}
+
+fn write_lines(path: &Path, lines: &[&[u8]]) {
+    let mut bytes = Vec::new();
+    for line in lines {
+        bytes.extend_from_slice(line);
+        bytes.push(b'\n');
+    }
+    fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn bad_lines_are_skipped_with_their_numbers_and_the_rest_imported() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s1.jsonl");
+    let deep = "[".repeat(100_000);
+    let first = claude("user", "u1", None, text("alpha question"));
+    let second = claude("assistant", "a1", Some("u1"), text("bravo answer"));
+    let duplicate = claude("assistant", "a1", Some("u1"), text("charlie impostor"));
+    let orphan = claude("user", "u2", Some("nowhere"), text("delta orphan"));
+    let odd_content = claude("user", "u3", Some("u2"), Value::from(42));
+    let no_uuid = r#"{"type":"user","sessionId":"s1","parentUuid":"u2","message":{"role":"user","content":"echo"}}"#;
+    let invalid_utf8 =
+        b"{\"type\":\"user\",\"uuid\":\"u9\",\"message\":{\"content\":\"\xFF\xFE\"}}";
+    let garbage: Vec<u8> = (0..2000u32)
+        .map(|i| (i * 7919 % 251) as u8)
+        .filter(|&b| b != b'\n')
+        .collect();
+    let last = claude("assistant", "a2", Some("u2"), text("foxtrot final"));
+    write_lines(
+        &path,
+        &[
+            first.as_bytes(),
+            b"not json at all",
+            b"",
+            second.as_bytes(),
+            duplicate.as_bytes(),
+            b"[1, 2, 3]",
+            orphan.as_bytes(),
+            odd_content.as_bytes(),
+            no_uuid.as_bytes(),
+            deep.as_bytes(),
+            invalid_utf8,
+            &garbage,
+            br#"{"type":"mystery_entry","sessionId":"s1","uuid":"m1"}"#,
+            last.as_bytes(),
+        ],
+    );
+    let (store, report) = imported(&path);
+    let file = &report.files[0];
+    assert_eq!(file.format, Some(Format::ClaudeCode));
+    assert_eq!(file.imported, 4);
+    assert_eq!(skipped(file, "mystery_entry"), 1);
+    let issues: Vec<(usize, &str)> = file
+        .issues
+        .iter()
+        .map(|i| {
+            let kind = match &i.issue {
+                Issue::NotJson { .. } => "not json",
+                Issue::NotUnderstood { .. } => "not understood",
+                Issue::DuplicateId { first_line: 4, .. } => "duplicate of line 4",
+                Issue::UnknownParent { parent } if parent == "nowhere" => "unknown parent",
+                other => panic!("unexpected {other:?}"),
+            };
+            (i.line, kind)
+        })
+        .collect();
+    assert_eq!(
+        issues,
+        [
+            (2, "not json"),
+            (5, "duplicate of line 4"),
+            (6, "not understood"),
+            (7, "unknown parent"),
+            (8, "not understood"),
+            (9, "not understood"),
+            (10, "not json"),
+            (11, "not json"),
+            (12, "not json"),
+        ]
+    );
+    assert_eq!(report.skipped_lines().count(), 8);
+    // The orphan follows the previous message; the first of two ids wins.
+    assert_eq!(branch(&store, "claude-code:s1"), ["u1", "a1", "u2", "a2"]);
+    assert!(hits(&store, "charlie").is_empty());
+    assert_eq!(hits(&store, "bravo").len(), 1);
+    // Every issue reads as one line naming what happened.
+    for (_, issue) in report.issues() {
+        let message = issue.issue.to_string();
+        assert!(!message.is_empty() && !message.contains('\n'), "{message}");
+    }
+}
+
+#[test]
+fn a_fifty_megabyte_line_is_skipped_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s1.jsonl");
+    let huge = claude("user", "u2", Some("a1"), text(&"x".repeat(50 << 20)));
+    write_lines(
+        &path,
+        &[
+            claude("user", "u1", None, text("golf before")).as_bytes(),
+            claude("assistant", "a1", Some("u1"), text("hotel reply")).as_bytes(),
+            huge.as_bytes(),
+            claude("assistant", "a2", Some("a1"), text("india after")).as_bytes(),
+        ],
+    );
+    let (store, report) = imported(&path);
+    let issues: Vec<_> = report.skipped_lines().map(|(_, i)| i.clone()).collect();
+    assert_eq!(issues.len(), 1);
+    assert_eq!(issues[0].line, 3);
+    assert_eq!(
+        issues[0].issue,
+        Issue::TooLong {
+            bytes: huge.len() as u64,
+            limit: 32 << 20
+        }
+    );
+    assert_eq!(report.imported(), 3);
+    assert_eq!(branch(&store, "claude-code:s1"), ["u1", "a1", "a2"]);
+
+    // A smaller limit skips more (the format is given: no line is left to
+    // recognise it by).
+    let store = Store::open_in_memory().unwrap();
+    let options = ImportOptions {
+        max_line_bytes: 100,
+        format: Some(Format::ClaudeCode),
+        ..ImportOptions::default()
+    };
+    let report = import_path(&store, &path, &options).unwrap();
+    assert_eq!(report.imported(), 0);
+    assert_eq!(report.skipped_lines().count(), 4);
+}
+
+#[test]
+fn files_that_are_not_transcripts() {
+    let dir = tempfile::tempdir().unwrap();
+    let garbage: Vec<u8> = (0..5000u32).map(|i| (i * 31 % 256) as u8).collect();
+    fs::write(dir.path().join("garbage.jsonl"), &garbage).unwrap();
+    fs::write(dir.path().join("empty.jsonl"), b"").unwrap();
+    fs::write(
+        dir.path().join("other.jsonl"),
+        b"{\"hello\":\"world\"}\n[1]\n",
+    )
+    .unwrap();
+    fs::write(dir.path().join("notes.txt"), b"{\"sessionId\":\"x\"}\n").unwrap();
+    fs::create_dir(dir.path().join("nested")).unwrap();
+    // Only summaries: recognised, but no conversation, so no session.
+    fs::write(
+        dir.path().join("nested/summaries.jsonl"),
+        b"{\"type\":\"summary\",\"summary\":\"Fix login\",\"leafUuid\":\"x\"}\n",
+    )
+    .unwrap();
+    let (store, report) = imported(dir.path());
+    let names: Vec<_> = report
+        .files
+        .iter()
+        .map(|f| f.path.strip_prefix(dir.path()).unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "empty.jsonl",
+            "garbage.jsonl",
+            "nested/summaries.jsonl",
+            "other.jsonl"
+        ]
+        .map(PathBuf::from)
+    );
+    for name in ["empty.jsonl", "garbage.jsonl", "other.jsonl"] {
+        assert_eq!(
+            file(&report, name).problem,
+            Some(FileProblem::UnknownFormat),
+            "{name}"
+        );
+    }
+    let summaries = file(&report, "summaries.jsonl");
+    assert_eq!(summaries.problem, None);
+    assert_eq!(summaries.session_key, None);
+    assert_eq!(skipped(summaries, "summary"), 1);
+    assert_eq!(report.imported(), 0);
+    assert_eq!(count(&store, "SELECT count(*) FROM sessions"), 0);
+
+    // Forcing a format reads the file anyway and reports every line.
+    let forced = import_path(
+        &store,
+        &dir.path().join("other.jsonl"),
+        &ImportOptions {
+            format: Some(Format::OpenClaw),
+            ..ImportOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(forced.files[0].format, Some(Format::OpenClaw));
+    assert_eq!(skipped(&forced.files[0], "(no type)"), 1);
+    assert_eq!(forced.skipped_lines().count(), 1);
+}
+
+#[test]
+fn a_directory_without_transcripts_and_a_missing_path() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("README.md"), "no transcripts here").unwrap();
+    let (_, report) = imported(dir.path());
+    assert_eq!(report, ImportReport::default());
+
+    let store = Store::open_in_memory().unwrap();
+    let missing = dir.path().join("nope");
+    match import_path(&store, &missing, &ImportOptions::default()) {
+        Err(Error::Io { path, .. }) => assert_eq!(path, missing),
+        other => panic!("expected an I/O error, got {other:?}"),
+    }
+}
+
+#[test]
+fn deferred_indexing_during_the_import_and_the_mode_restored() {
+    for mode in [IndexingMode::Immediate, IndexingMode::Deferred] {
+        let store = Store::open_in_memory().unwrap();
+        store.set_indexing(mode).unwrap();
+        import(&store, &fixtures("codex"));
+        assert_eq!(store.status().unwrap().indexing, mode);
+        assert_eq!(store.status().unwrap().pending, 0);
+    }
+    let store = Store::open_in_memory().unwrap();
+    let options = ImportOptions {
+        reconcile: false,
+        ..ImportOptions::default()
+    };
+    import_path(&store, &fixtures("codex"), &options).unwrap();
+    let status = store.status().unwrap();
+    assert_eq!(status.indexed, 0);
+    assert!(status.pending > 0);
+    while !store.reconcile(3).unwrap().done {}
+    assert_eq!(store.status().unwrap().pending, 0);
+    assert_eq!(hit_sessions(&store, "flaky"), [LEGACY]);
+}
+
+#[test]
+fn agent_id_and_format_options() {
+    let store = Store::open_in_memory().unwrap();
+    let options = ImportOptions {
+        agent_id: Some("laptop".into()),
+        ..ImportOptions::default()
+    };
+    import_path(&store, &fixtures("openclaw"), &options).unwrap();
+    assert_eq!(
+        count(
+            &store,
+            "SELECT count(*) FROM sessions WHERE agent_id = 'laptop'"
+        ),
+        3
+    );
+    assert_eq!("codex".parse::<Format>().unwrap(), Format::Codex);
+    assert_eq!(
+        "claude".parse::<Format>().unwrap_err().to_string(),
+        "unknown transcript format \"claude\"; known formats: claude-code, openclaw, codex"
+    );
+    for format in Format::ALL {
+        assert_eq!(format.name().parse::<Format>().unwrap(), format);
+    }
+}
+
+#[test]
+fn parallel_tool_results_stay_on_the_active_branch() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s1.jsonl");
+    let call =
+        |id: &str| serde_json::json!([{"type": "tool_use", "id": id, "name": "Bash", "input": {}}]);
+    let result =
+        |id: &str| serde_json::json!([{"type": "tool_result", "tool_use_id": id, "content": "ok"}]);
+    write_lines(
+        &path,
+        &[
+            claude("user", "u1", None, text("run both checks")).as_bytes(),
+            claude("assistant", "c1", Some("u1"), call("t1")).as_bytes(),
+            claude("assistant", "c2", Some("c1"), call("t2")).as_bytes(),
+            claude("user", "r1", Some("c1"), result("t1")).as_bytes(),
+            claude("user", "r2", Some("c2"), result("t2")).as_bytes(),
+            claude("assistant", "a1", Some("r2"), text("both checks pass")).as_bytes(),
+            // A real branch: the user asks again from the first answer.
+            claude("user", "u2", Some("u1"), text("only the first check")).as_bytes(),
+        ],
+    );
+    let (store, _) = imported(&path);
+    assert_eq!(branch(&store, "claude-code:s1"), ["u1", "u2"]);
+    assert!(hits(&store, "\"both checks pass\"").is_empty());
+    let a1 = column(&store, "claude-code:s1", "a1", "id")
+        .parse()
+        .unwrap();
+    store.rewind("claude-code:s1", Some(a1)).unwrap();
+    assert_eq!(
+        branch(&store, "claude-code:s1"),
+        ["u1", "c1", "c2", "r1", "r2", "a1"]
+    );
+}
+
+#[test]
+fn a_file_database_with_its_background_reconciler() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("sessions.db")).unwrap();
+    let report = import(&store, &claude_fixtures());
+    assert_eq!(report.imported(), 30);
+    assert_eq!(store.status().unwrap().pending, 0);
+    assert_eq!(hit_sessions(&store, "\"key findings\""), [SUBAGENT]);
+    drop(store);
+
+    // Another process's view: the same database opened again.
+    let store = Store::open(dir.path().join("sessions.db")).unwrap();
+    assert_eq!(import(&store, &claude_fixtures()).already_present(), 30);
+}
+
+#[test]
+fn leaf_entries_in_their_forms() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s2.jsonl");
+    let message = |id: &str, parent: Option<&str>, role: &str, text: &str| {
+        serde_json::json!({
+            "type": "message", "id": id, "parentId": parent,
+            "timestamp": "2025-11-02T09:00:00Z",
+            "message": {"role": role, "content": [{"type": "text", "text": text}]},
+        })
+        .to_string()
+    };
+    let write = |extra: &[&str]| {
+        let mut lines = vec![
+            r#"{"type":"session","version":3,"id":"s2","timestamp":"2025-11-02T09:00:00Z"}"#
+                .to_owned(),
+            message("m1", None, "user", "kilo question"),
+            message("m2", Some("m1"), "assistant", "lima answer"),
+        ];
+        lines.extend(extra.iter().map(|l| l.to_string()));
+        fs::write(&path, lines.join("\n") + "\n").unwrap();
+    };
+
+    write(&[r#"{"type":"leaf","targetId":"m1"}"#]);
+    let (store, report) = imported(&path);
+    assert!(report.issues().next().is_none(), "{report:#?}");
+    assert_eq!(branch(&store, "openclaw:s2"), ["m1"]);
+    assert!(hits(&store, "lima").is_empty());
+
+    // An unknown leaf is reported and ignored; a null leaf empties the branch.
+    write(&[r#"{"type":"session_state","id":"x1","parentId":"m2","leafId":"nowhere"}"#]);
+    let (store, report) = imported(&path);
+    let issues: Vec<_> = report
+        .issues()
+        .map(|(_, i)| (i.line, i.issue.clone()))
+        .collect();
+    assert_eq!(
+        issues,
+        [(
+            4,
+            Issue::UnknownLeaf {
+                leaf: "nowhere".into()
+            }
+        )]
+    );
+    assert_eq!(branch(&store, "openclaw:s2"), ["m1", "m2"]);
+    write(&[r#"{"type":"session_state","leaf_id":null}"#]);
+    let (store, _) = imported(&path);
+    assert_eq!(store.leaf("openclaw:s2").unwrap(), None);
+    assert!(hits(&store, "kilo").is_empty());
+}
