@@ -493,7 +493,7 @@ unsafe fn rank(
 
 /// Rows at most read to count a phrase's rows when the index's last rowid
 /// is known; beyond, the count is estimated.
-pub const HIT_SAMPLE: u64 = 4096;
+pub const HIT_SAMPLE: u64 = 1024;
 
 /// The rows of a phrase seen by `xQueryPhrase`, in rowid order.
 struct HitSample {
