@@ -32,9 +32,16 @@ $(EXT): deps $(shell find engine ext -name '*.rs' -o -name Cargo.toml) Cargo.tom
 	mkdir -p dist
 	cp target/release/libsession_search_ext.so $(EXT)
 
-demo: build
+CLI = target/release/session-search
+
+$(CLI): deps $(shell find engine wrapper -name '*.rs' -o -name Cargo.toml) $(wildcard sql/*.sql) Cargo.toml
+	$(CARGO) build --release -p session-search --bin session-search
+
+# Part 1: the tokenizer next to unicode61; part 2: the sample transcripts of
+# demo/transcripts imported into demo.db and searched (CLI, then sqlite3 shell).
+demo: build $(CLI)
 	$(SQLITE3) < demo/tokenizer.sql
-	$(SQLITE3) < demo/search.sql
+	CLI=$(CLI) SQLITE3=$(SQLITE3) bash demo/demo.sh
 
 test: lint test-rust test-sql test-python test-node
 

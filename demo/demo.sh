@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# `make demo`, part 2: the sample transcripts of demo/transcripts imported into
+# demo.db by the session-search CLI, then searched through the CLI and through
+# the sqlite3 shell with the loadable extension. Each step prints its caption.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cli=${CLI:-target/release/session-search}
+sqlite3=${SQLITE3:-sqlite3}
+db=demo.db
+shop=claude-code:5220432c-8cb7-4afb-bcb7-0236903bcbfd
+billing=claude-code:3a1bac8e-df98-4501-a88c-d36ec3551bb6
+
+step() { printf '\n== %s\n' "$1"; }
+ss() { "$cli" --db "$db" "$@"; }
+
+rm -f "$db" "$db-wal" "$db-shm"
+step "import: Claude Code and OpenClaw transcripts, a spawned subagent, six languages"
+ss import demo/transcripts
+
+step "diacritics: 'deploiement' finds the French déploiement, 'strasse' the German Straße"
+ss search 'deploiement' --limit 2
+ss search 'strasse' --limit 1
+
+step "CJK: the 2-character queries 東京 and 서울 find words inside longer runs"
+ss search '東京' --limit 1
+ss search '서울' --limit 1
+
+step "rewind: the abandoned 'blue-green cutover' branch is not on the active branch, so not found"
+ss search '"blue-green cutover"'
+
+step "secrets: the pasted API key is redacted, and searching for it finds nothing"
+ss search 'key staging' --caller "$shop" --limit 1
+ss search 'sk-proj-demo8AhzLG5IXNh55QLM4QVtQqP7YoyHLv66Bd1S' --caller "$shop"
+
+step "visibility: 'migration' as the shop session sees it (tree: itself and the subagent it spawned)"
+ss search 'migration' --caller "$shop" --visibility tree --limit 3
+step "visibility: 'migration' as the billing session sees it (self: only its own French migration)"
+ss search 'migration' --caller "$billing" --visibility self --limit 3
+
+step "the sqlite3 shell: the same store, read with SQL (JSON as a host's tool would forward it)"
+"$sqlite3" "$db" <<SQL
+.load dist/session_search
+.mode list
+SELECT sessions_search('東京', '{"caller":"$shop","visibility":"all","limit":1,"snippetChars":60}');
+SELECT sessions_search('strasse', '{"caller":"$billing","visibility":"self","limit":1,"snippetChars":80}');
+.print
+.print -- sessions_history around the hit, on the active branch only, tool calls summarised:
+SELECT sessions_history('$billing', json_object('caller', '$billing', 'around',
+  (SELECT m.message_id FROM messages m WHERE m.session_key = '$billing' AND m.content LIKE '%Straße%' ORDER BY m.id LIMIT 1),
+  'before', 1, 'after', 1));
+.print
+SELECT sessions_status();
+SQL
