@@ -458,32 +458,30 @@ unsafe fn rank(
                 }
             }
         }
-        for (phrase, &frequency) in frequencies.iter().enumerate() {
-            if frequency > 0 && !bm25.knows_hits(phrase) {
-                let mut sample = HitSample {
-                    limit: if last_rowid.is_some() {
-                        HIT_SAMPLE
-                    } else {
-                        u64::MAX
-                    },
-                    hits: 0,
-                    first: 0,
-                    last: 0,
-                };
-                ok((api.x_query_phrase)(
-                    fts,
-                    phrase as c_int,
-                    std::ptr::from_mut(&mut sample).cast(),
-                    sample_row,
-                ))?;
-                let hits = match last_rowid {
-                    Some(end) if sample.hits == sample.limit => {
-                        estimate_hits(sample.hits, sample.first..=sample.last, end)
-                    }
-                    _ => sample.hits as f64,
-                };
-                bm25.set_hits(phrase, hits);
-            }
+        for phrase in bm25.phrases_needing_hits(&frequencies) {
+            let mut sample = HitSample {
+                limit: if last_rowid.is_some() {
+                    HIT_SAMPLE
+                } else {
+                    u64::MAX
+                },
+                hits: 0,
+                first: 0,
+                last: 0,
+            };
+            ok((api.x_query_phrase)(
+                fts,
+                phrase as c_int,
+                std::ptr::from_mut(&mut sample).cast(),
+                sample_row,
+            ))?;
+            let hits = match last_rowid {
+                Some(end) if sample.hits == sample.limit => {
+                    estimate_hits(sample.hits, sample.first..=sample.last, end)
+                }
+                _ => sample.hits as f64,
+            };
+            bm25.set_hits(phrase, hits);
         }
         let mut length = 0;
         ok((api.x_column_size)(fts, 0, &mut length))?;

@@ -57,17 +57,38 @@ impl Bm25 {
         }
     }
 
+    /// The phrases of a row holding each phrase `frequencies[i]` times
+    /// whose row counts [`Bm25::rank`] still needs. With a single phrase in
+    /// the row (a one-term query, since every term must match) none: its IDF
+    /// would scale every row's score alike, so it is left out, which spares
+    /// a pass over the phrase's rows.
+    pub fn phrases_needing_hits(&self, frequencies: &[u32]) -> Vec<usize> {
+        let present: Vec<usize> = (0..frequencies.len())
+            .filter(|&phrase| frequencies[phrase] > 0)
+            .collect();
+        if present.len() < 2 {
+            return Vec::new();
+        }
+        present
+            .into_iter()
+            .filter(|&phrase| !self.knows_hits(phrase))
+            .collect()
+    }
+
     /// The rank of a row whose text has `length` tokens and holds each
     /// phrase `frequencies[i]` times: BM25 negated, so lower is better, as
-    /// FTS5's `rank`. Phrases whose row count is unknown add nothing.
+    /// FTS5's `rank`. A phrase whose row count is unknown weighs 1 alone in
+    /// its row (see [`Bm25::phrases_needing_hits`]) and nothing otherwise.
     pub fn rank(&self, frequencies: &[u32], length: i32) -> f64 {
         let norm = K1 * (1.0 - B + B * f64::from(length.max(0)) / self.average_length);
+        let alone = frequencies.iter().filter(|&&tf| tf > 0).count() == 1;
         let score: f64 = frequencies
             .iter()
             .zip(&self.idf)
             .filter_map(|(&tf, idf)| {
                 let tf = f64::from(tf);
-                idf.map(|idf| idf * (tf * (K1 + 1.0)) / (tf + norm))
+                let idf = idf.or(alone.then_some(1.0))?;
+                Some(idf * (tf * (K1 + 1.0)) / (tf + norm))
             })
             .sum();
         -score
@@ -142,6 +163,26 @@ mod tests {
         );
         b.set_hits(0, 1e9);
         assert!(b.rank(&[1], 10) < 0.0);
+    }
+
+    #[test]
+    fn a_lone_phrase_needs_no_row_count_and_keeps_the_bm25_order() {
+        let fresh = Bm25::new(
+            RankTotals {
+                rows: 1000,
+                tokens: 10_000,
+            },
+            2,
+        );
+        assert!(fresh.phrases_needing_hits(&[2, 0]).is_empty());
+        assert_eq!(fresh.phrases_needing_hits(&[2, 1]), [0, 1]);
+        let counted = bm25(1000, 10_000, &[40, 7]);
+        let idf = ((1000.0 - 40.0 + 0.5) / 40.5f64).ln();
+        for (tf, length) in [(1, 5), (3, 20), (2, 50)] {
+            let lone = fresh.rank(&[tf, 0], length);
+            assert!((lone * idf - counted.rank(&[tf, 0], length)).abs() < 1e-12);
+        }
+        assert!(fresh.rank(&[3, 0], 10) < fresh.rank(&[1, 0], 10));
     }
 
     #[test]

@@ -602,15 +602,30 @@ class SearchTest(StoreTestCase):
             self.assertGreater(hit["score"], 0)
         recent = search(c, "deploy", "agent:main:cli:1", visibility="all", order="recent")["results"]
         self.assertEqual([h["id"] for h in recent], [7, 6, 5, 4, 3, 2, 1])
-        # The scores are FTS5's bm25() of the same texts in a plain table: the
-        # scope column of the index changes no score.
+        # The scores are FTS5's bm25() of the same texts in a plain table (the
+        # scope column of the index changes no score), except that a one-term
+        # query leaves out the IDF factor every hit shares.
         c.execute("CREATE VIRTUAL TABLE temp.plain USING fts5(text, tokenize = 'sessions cjk 1')")
         c.execute("INSERT INTO plain(rowid, text) SELECT id, text FROM session_search_text")
-        raw = c.execute("SELECT rowid, -bm25(plain) FROM plain WHERE plain MATCH 'deploy'").fetchall()
+
+        def bm25(query):
+            rows = c.execute("SELECT rowid, -bm25(plain) FROM plain WHERE plain MATCH ?", (query,)).fetchall()
+            return dict(rows)
+
+        rows = value(c, "SELECT count(*) FROM plain")
+        hits = value(c, "SELECT count(*) FROM plain WHERE plain MATCH 'deploy'")
+        idf = max(math.log((rows - hits + 0.5) / (hits + 0.5)), 1e-6)
         scores = {h["id"]: h["score"] for h in relevance}
-        self.assertEqual({r[0] for r in raw}, set(scores))
-        for rowid, bm25 in raw:
-            self.assertTrue(math.isclose(bm25, scores[rowid], rel_tol=1e-12), (rowid, bm25, scores[rowid]))
+        expected = bm25("deploy")
+        self.assertEqual(set(expected), set(scores))
+        for rowid, score in expected.items():
+            self.assertTrue(math.isclose(score / idf, scores[rowid], rel_tol=1e-9), (rowid, score, scores[rowid]))
+        two = search(c, "deploy session", "agent:main:cli:1", visibility="all")["results"]
+        expected = bm25("deploy session")
+        self.assertTrue(two)
+        self.assertEqual(set(expected), {h["id"] for h in two})
+        for hit in two:
+            self.assertTrue(math.isclose(expected[hit["id"]], hit["score"], rel_tol=1e-12), hit)
 
     def test_snippet_chars_and_max_bytes(self):
         c = self.conn

@@ -80,7 +80,8 @@ SELECT * FROM hits;
 DELETE FROM probe;
 -- order: relevance is BM25 (score = -bm25), ties broken by newer first;
 -- recent is newest first. FTS5's own bm25() over the same texts in a plain
--- table is shown for comparison: the scope column changes no score.
+-- table is shown for comparison: the same order (the scope column changes no
+-- score); a one-term query's scores leave out the IDF factor all hits share.
 INSERT INTO messages(id, session_key, role, content, created_at) VALUES
   (10, 'agent:main:cli:1', 'user', 'rollback rollback rollback', 1100),
   (11, 'agent:main:cli:1', 'assistant', 'we planned a rollback of the release for tonight, after the checks', 1200),
