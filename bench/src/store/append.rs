@@ -61,7 +61,7 @@ impl Workload {
     pub fn variants(self) -> &'static [Variant] {
         match self {
             Workload::Batched => &VARIANTS,
-            Workload::PerMessage => &VARIANTS[..3],
+            Workload::PerMessage => &VARIANTS[..4],
         }
     }
 }
@@ -85,8 +85,9 @@ const LENGTHS: Lengths = Lengths {
 const SEED: u64 = 0x5E55_0201;
 
 /// The variants, in the order each repetition runs them.
-pub const VARIANTS: [Variant; 4] = [
+pub const VARIANTS: [Variant; 5] = [
     Variant::Plain,
+    Variant::Fts5Alone,
     Variant::OpenClaw,
     Variant::SessionSearch(IndexingMode::Immediate),
     Variant::SessionSearch(IndexingMode::Deferred),

@@ -27,6 +27,17 @@ CREATE TRIGGER oc_fts_insert AFTER INSERT ON messages BEGIN
 END;
 ";
 
+/// The least any index filled with each message can cost: the messages are
+/// the rows of an FTS5 table (`unicode61`), with no other table, index or
+/// trigger, so an append is one FTS5 insert and nothing else.
+const FTS5_ALONE_SQL: &str = "
+CREATE TABLE sessions(session_key TEXT PRIMARY KEY, agent_id TEXT NOT NULL, created_at INTEGER);
+CREATE VIRTUAL TABLE messages USING fts5(
+  session_key UNINDEXED, role UNINDEXED, content, created_at UNINDEXED,
+  tokenize = 'unicode61 remove_diacritics 2'
+);
+";
+
 /// The statement every benchmark appends messages with, as hosts do.
 pub const INSERT_SQL: &str =
     "INSERT INTO messages(session_key, role, content, created_at) VALUES (?1, ?2, ?3, ?4)";
@@ -50,6 +61,8 @@ pub enum Variant {
     Plain,
     /// [`PLAIN_TABLES_SQL`] plus [`OPENCLAW_FTS_SQL`].
     OpenClaw,
+    /// [`FTS5_ALONE_SQL`]: the cost of FTS5 itself.
+    Fts5Alone,
     /// A session-search store in this indexing mode, without the wrapper's
     /// background reconciliation thread, so that the benchmark alone
     /// decides when reconciliation runs.
@@ -62,6 +75,7 @@ impl Variant {
         match self {
             Variant::Plain => "plain tables (no FTS, no triggers)",
             Variant::OpenClaw => "openclaw-style (unicode61 + trigger)",
+            Variant::Fts5Alone => "fts5 alone (messages are FTS5 rows)",
             Variant::SessionSearch(IndexingMode::Immediate) => "session-search, immediate",
             Variant::SessionSearch(IndexingMode::Deferred) => "session-search, deferred+reconcile",
         }
@@ -90,6 +104,7 @@ impl Database {
             Variant::OpenClaw => {
                 Database::plain(path, &format!("{PLAIN_TABLES_SQL}{OPENCLAW_FTS_SQL}"))?
             }
+            Variant::Fts5Alone => Database::plain(path, FTS5_ALONE_SQL)?,
             Variant::SessionSearch(mode) => {
                 let options = StoreOptions {
                     background_reconcile: false,

@@ -38,7 +38,10 @@ Messages are the english corpus' text; roles 40% user, 40% assistant, 20% tool
              writer; median of {} runs, each into a new database (\"runs s\" lists them)
                plain tables    the sessions/messages DDL of sql/schema.sql and its index on
                                messages(session_key, id); no FTS, no triggers
-               openclaw-style  the same plus fts5(content, content='messages',
+               fts5 alone      `messages` is an FTS5 table (unicode61) whose rows are the
+                               messages, with no other table or trigger: the least an
+                               index filled with every message can cost
+               openclaw-style  the plain tables plus fts5(content, content='messages',
                                content_rowid='id', tokenize='unicode61 remove_diacritics 2')
                                filled by an AFTER INSERT trigger on messages
                session-search  Store::open_with (sessions_init, triggers) without the
