@@ -38,17 +38,26 @@ ss search 'migration' --caller "$shop" --visibility tree --limit 3
 step "visibility: 'migration' as the billing session sees it (self: only its own French migration)"
 ss search 'migration' --caller "$billing" --visibility self --limit 3
 
-step "the sqlite3 shell: the same store, read with SQL (JSON as a host's tool would forward it)"
+hit=$("$sqlite3" "$db" "SELECT message_id FROM messages WHERE session_key = '$billing' AND content LIKE '%Straße%' ORDER BY id LIMIT 1")
+step "history: the billing session's active branch around the Straße hit, tool calls summarised"
+ss history "$billing" --around "$hit" --before 1 --after 1
+
+step "the sqlite3 shell: the same store read with SQL, as JSON a host's tool would forward"
 "$sqlite3" "$db" <<SQL
 .load dist/session_search
 .mode list
-SELECT sessions_search('東京', '{"caller":"$shop","visibility":"all","limit":1,"snippetChars":60}');
+.print -- diacritics, then a 2-character CJK word:
 SELECT sessions_search('strasse', '{"caller":"$billing","visibility":"self","limit":1,"snippetChars":80}');
-.print
-.print -- sessions_history around the hit, on the active branch only, tool calls summarised:
-SELECT sessions_history('$billing', json_object('caller', '$billing', 'around',
-  (SELECT m.message_id FROM messages m WHERE m.session_key = '$billing' AND m.content LIKE '%Straße%' ORDER BY m.id LIMIT 1),
-  'before', 1, 'after', 1));
-.print
+SELECT sessions_search('東京', '{"caller":"$shop","visibility":"all","limit":1,"snippetChars":60}');
+.print -- the rewound branch is not found:
+SELECT sessions_search('"blue-green cutover"', '{"caller":"$shop","visibility":"all"}');
+.print -- the key is redacted:
+SELECT sessions_search('key staging', '{"caller":"$shop","limit":1}');
+.print -- visibility: hits for 'migration' by self, tree and all, as the shop session:
+SELECT json_array_length(sessions_search('migration', '{"caller":"$shop","visibility":"self"}'), '$.results'),
+       json_array_length(sessions_search('migration', '{"caller":"$shop","visibility":"tree"}'), '$.results'),
+       json_array_length(sessions_search('migration', '{"caller":"$shop","visibility":"all"}'), '$.results');
+.print -- sessions_history around the hit:
+SELECT sessions_history('$billing', json_object('caller', '$billing', 'around', '$hit', 'before', 1, 'after', 1));
 SELECT sessions_status();
 SQL
