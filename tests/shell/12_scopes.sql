@@ -45,6 +45,12 @@ SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(s
 .print -- rankWindow: only the newest matches are ranked; it must be positive
 SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root","visibility":"all","rankWindow":2}'), '$.results') r;
 SELECT sessions_search('kiwi', '{"caller":"root","rankWindow":0}');
+.print -- keys longer than a token (cut at 256 bytes) share a scope word: only speed suffers
+INSERT INTO sessions(session_key, agent_id, spawned_by, created_at) VALUES
+  (printf('%.300c', 'k') || '-one', 'long', NULL, 9), (printf('%.300c', 'k') || '-two', 'long', NULL, 10);
+INSERT INTO messages(session_key, role, content, created_at) VALUES
+  (printf('%.300c', 'k') || '-one', 'user', 'kiwi in long one', 17), (printf('%.300c', 'k') || '-two', 'user', 'kiwi in long two', 18);
+SELECT group_concat(substr(json_extract(r.value, '$.sessionKey'), 300), ' ') FROM json_each(sessions_search('kiwi', json_object('caller', printf('%.300c', 'k') || '-one')), '$.results') r;
 .print -- a database made by schema version 1 is upgraded in place: nothing is
 .print -- lost, the index is rebuilt by reconciliation, rewound text stays hidden
 .open --deserialize tests/fixtures/schema-v1.db
