@@ -697,6 +697,37 @@ class SearchTest(StoreTestCase):
             self.assertTrue(message.startswith("sessions_search: "), message)
 
 
+class RankTest(StoreTestCase):
+    """sessions_rank on this SQLite (3.40 here): BM25 over the text column,
+    with the row count of a term in more than 1024 messages estimated from
+    its first 1024 (the sample stops FTS5's xQueryPhrase early)."""
+
+    def test_common_terms_are_sampled_and_close_to_bm25(self):
+        c = store()
+        session(c, "s")
+        c.execute("BEGIN")
+        for i in range(3000):
+            text = "common words here" + (" rare" if i % 97 == 0 else "") + (" often" if i % 5 < 2 else "")
+            say(c, "s", "user", text, 10 + i)
+        c.execute("COMMIT")
+        results = search(c, "common rare", "s", limit=25)["results"]
+        self.assertEqual(len(results), 25)
+        c.execute("CREATE VIRTUAL TABLE temp.plain USING fts5(text, tokenize = 'sessions cjk 1')")
+        c.execute("INSERT INTO plain(rowid, text) SELECT id, text FROM session_search_text")
+        exact = dict(c.execute("SELECT rowid, -bm25(plain) FROM plain WHERE plain MATCH 'common rare'"))
+        for hit in results:
+            # 'common' is in every row: its IDF is at the floor either way;
+            # 'rare' (31 rows) is counted exactly.
+            self.assertTrue(math.isclose(hit["score"], exact[hit["id"]], rel_tol=1e-6), hit)
+        # 'often' is in 1200 rows: estimated from 1024 of them, its weight
+        # stays within a few percent of the exact one.
+        results = search(c, "often rare", "s", limit=25)["results"]
+        exact = dict(c.execute("SELECT rowid, -bm25(plain) FROM plain WHERE plain MATCH 'often rare'"))
+        self.assertTrue(results)
+        for hit in results:
+            self.assertTrue(math.isclose(hit["score"], exact[hit["id"]], rel_tol=0.05), (hit, exact[hit["id"]]))
+
+
 class IndexingFlagTest(StoreTestCase):
     def test_indexing_true_while_a_deferred_backlog_remains(self):
         conn = store()
