@@ -334,7 +334,7 @@ pub(crate) fn catch_up(db: &dyn Connection, max_rows: i64) -> Result<bool> {
     }
 }
 
-/// One slice for a background worker: like [`catch_up`], but idle in
+/// One slice for a background worker: like `catch_up`, but idle in
 /// deferred mode, which asks that nothing be indexed until the host calls
 /// `sessions_reconcile` (a bulk import is running). Returns whether work
 /// remains that the worker should continue with.

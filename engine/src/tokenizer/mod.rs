@@ -15,7 +15,7 @@
 //! letters and digits inside a word, together with the marks that follow them:
 //! `src/main.py` gives `src`, `main`, `py`, `don't` gives `don`, `t`, so a
 //! search for `main` finds `main.py`, as with FTS5's `unicode61`. Each token is
-//! folded by [`fold`](mod@fold) and cut to [`MAX_TOKEN_BYTES`].
+//! folded by the `fold` module and cut to [`MAX_TOKEN_BYTES`].
 //!
 //! ASCII fast path: ASCII punctuation and white space never belong to a token,
 //! so the input is first cut at them; a piece that is pure ASCII is one token
