@@ -48,6 +48,7 @@ test: lint test-rust test-sql test-python test-node
 lint: deps
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --release --workspace --no-deps
 
 test-rust: build
 	$(CARGO) test --release --workspace
