@@ -200,7 +200,8 @@ END;
 -- A session that moves to another agent or spawner takes its descendants'
 -- scopes along.
 CREATE TRIGGER IF NOT EXISTS session_search_session_move
-AFTER UPDATE OF agent_id, spawned_by ON sessions BEGIN
+AFTER UPDATE OF agent_id, spawned_by ON sessions
+WHEN OLD.agent_id IS NOT NEW.agent_id OR OLD.spawned_by IS NOT NEW.spawned_by BEGIN
   INSERT INTO session_search_scopes(session_key, scope)
   SELECT session_key, scope FROM session_search_scope_of
   WHERE session_key IN (SELECT key FROM (
