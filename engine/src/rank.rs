@@ -61,17 +61,14 @@ impl Bm25 {
     /// whose row counts [`Bm25::rank`] still needs. With a single phrase in
     /// the row (a one-term query, since every term must match) none: its IDF
     /// would scale every row's score alike, so it is left out, which spares
-    /// a pass over the phrase's rows.
+    /// a pass over the phrase's rows. Called for every ranked row: once the
+    /// counts are known it returns an empty vector, which allocates nothing.
     pub fn phrases_needing_hits(&self, frequencies: &[u32]) -> Vec<usize> {
-        let present: Vec<usize> = (0..frequencies.len())
-            .filter(|&phrase| frequencies[phrase] > 0)
-            .collect();
-        if present.len() < 2 {
+        if frequencies.iter().filter(|&&tf| tf > 0).count() < 2 {
             return Vec::new();
         }
-        present
-            .into_iter()
-            .filter(|&phrase| !self.knows_hits(phrase))
+        (0..frequencies.len())
+            .filter(|&phrase| frequencies[phrase] > 0 && !self.knows_hits(phrase))
             .collect()
     }
 
