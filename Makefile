@@ -27,7 +27,7 @@ deps:
 	  fi; \
 	fi
 
-$(EXT): deps $(shell find engine ext -name '*.rs' -o -name Cargo.toml) Cargo.toml
+$(EXT): deps $(shell find engine ext -name '*.rs' -o -name Cargo.toml) $(wildcard sql/*.sql) Cargo.toml
 	$(CARGO) build --release -p session-search-ext
 	mkdir -p dist
 	cp target/release/libsession_search_ext.so $(EXT)

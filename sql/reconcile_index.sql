@@ -1,7 +1,7 @@
 -- Reconciliation, step 1 of 2: indexes up to ?1 backlog nodes, oldest
 -- generation and id first.
 INSERT INTO session_search_fts(rowid, text, scope)
-SELECT m.id, sessions_text(m.content), sc.scope
+SELECT -m.id, sessions_text(m.content), sc.scope
 FROM messages m LEFT JOIN session_search_scopes sc ON sc.session_key = m.session_key
 WHERE m.id IN (
   SELECT id FROM session_search_nodes

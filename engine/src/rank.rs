@@ -94,8 +94,9 @@ impl Bm25 {
 
 /// The rows of a phrase, estimated from its first `seen` rows, whose rowids
 /// span `sample`, when the index's rowids end at `last_rowid`: the phrase is
-/// assumed as frequent after the sample as within it. Rowids grow with
-/// time, so this is the density of the phrase's oldest uses carried forward.
+/// assumed as frequent after the sample as within it. xQueryPhrase reads
+/// rowids in ascending order, which session-search's index makes newest
+/// first, so this is the density of the phrase's newest uses carried back.
 pub fn estimate_hits(seen: u64, sample: std::ops::RangeInclusive<i64>, last_rowid: i64) -> f64 {
     let sampled = (*sample.end() as f64 - *sample.start() as f64 + 1.0).max(1.0);
     let whole = (last_rowid as f64 - *sample.start() as f64 + 1.0).max(sampled);

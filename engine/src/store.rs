@@ -8,14 +8,14 @@ use crate::tokenizer::TOKENIZER_VERSION;
 use serde::{Deserialize, Serialize};
 
 /// The schema version this build creates and understands.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// The public tables `sessions` and `messages` with their indexes, as
 /// `sessions_init()` creates them.
 pub const PUBLIC_TABLES_SQL: &str = include_str!("../../sql/tables.sql");
 const SCHEMA_SQL: &str = include_str!("../../sql/schema.sql");
 const ADOPT_SQL: &str = include_str!("../../sql/adopt.sql");
-const UPGRADE_V2_SQL: &str = include_str!("../../sql/upgrade_v2.sql");
+const UPGRADE_SQL: &str = include_str!("../../sql/upgrade.sql");
 const TRIGGERS_SQL: &str = include_str!("../../sql/triggers.sql");
 const RECONCILE_INDEX_SQL: &str = include_str!("../../sql/reconcile_index.sql");
 const RECONCILE_MARK_SQL: &str = include_str!("../../sql/reconcile_mark.sql");
@@ -220,8 +220,8 @@ pub fn init(db: &dyn Connection) -> Result<Status> {
                 db.execute_batch(ADOPT_SQL)?;
                 set_meta(db, "tokenizer_version", i64::from(TOKENIZER_VERSION).into())?;
             }
-            1 => {
-                db.execute_batch(UPGRADE_V2_SQL)?;
+            1 | 2 => {
+                db.execute_batch(UPGRADE_SQL)?;
                 db.execute_batch(PUBLIC_TABLES_SQL)?;
                 db.execute_batch(SCHEMA_SQL)?;
             }

@@ -127,7 +127,7 @@ class InitTest(StoreTestCase):
         self.assertEqual(first, second)
         self.assertEqual(
             first,
-            {"schema_version": 2, "tokenizer_version": 2, "messages": 0, "indexed": 0,
+            {"schema_version": 3, "tokenizer_version": 2, "messages": 0, "indexed": 0,
              "pending": 0, "indexing": "immediate"},
         )
         self.assertEqual(schema, conn.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall())
@@ -156,8 +156,8 @@ class InitTest(StoreTestCase):
 
     def test_newer_schema_version_is_refused(self):
         conn = store()
-        conn.execute("UPDATE session_search_meta SET value = 3 WHERE key = 'schema_version'")
-        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 3", "upgrade")
+        conn.execute("UPDATE session_search_meta SET value = 4 WHERE key = 'schema_version'")
+        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 4", "upgrade")
 
     def test_missing_column_is_named_and_nothing_is_created(self):
         conn = connect()
@@ -606,7 +606,7 @@ class SearchTest(StoreTestCase):
         # scope column of the index changes no score), except that a one-term
         # query leaves out the IDF factor every hit shares.
         c.execute("CREATE VIRTUAL TABLE temp.plain USING fts5(text, tokenize = 'sessions cjk 1')")
-        c.execute("INSERT INTO plain(rowid, text) SELECT id, text FROM session_search_text")
+        c.execute("INSERT INTO plain(rowid, text) SELECT -id, text FROM session_search_text")
 
         def bm25(query):
             rows = c.execute("SELECT rowid, -bm25(plain) FROM plain WHERE plain MATCH ?", (query,)).fetchall()
@@ -713,7 +713,7 @@ class RankTest(StoreTestCase):
         results = search(c, "common rare", "s", limit=25)["results"]
         self.assertEqual(len(results), 25)
         c.execute("CREATE VIRTUAL TABLE temp.plain USING fts5(text, tokenize = 'sessions cjk 1')")
-        c.execute("INSERT INTO plain(rowid, text) SELECT id, text FROM session_search_text")
+        c.execute("INSERT INTO plain(rowid, text) SELECT -id, text FROM session_search_text")
         exact = dict(c.execute("SELECT rowid, -bm25(plain) FROM plain WHERE plain MATCH 'common rare'"))
         for hit in results:
             # 'common' is in every row: its IDF is at the floor either way;

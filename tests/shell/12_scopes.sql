@@ -51,14 +51,11 @@ INSERT INTO sessions(session_key, agent_id, spawned_by, created_at) VALUES
 INSERT INTO messages(session_key, role, content, created_at) VALUES
   (printf('%.300c', 'k') || '-one', 'user', 'kiwi in long one', 17), (printf('%.300c', 'k') || '-two', 'user', 'kiwi in long two', 18);
 SELECT group_concat(substr(json_extract(r.value, '$.sessionKey'), 300), ' ') FROM json_each(sessions_search('kiwi', json_object('caller', printf('%.300c', 'k') || '-one')), '$.results') r;
-.print -- a database made by schema version 1 is upgraded in place: nothing is
-.print -- lost, the index is rebuilt by reconciliation, rewound text stays hidden
+.print -- a database made by schema version 1 or 2 is upgraded in place: nothing
+.print -- is lost, the index is rebuilt by reconciliation, rewound text stays hidden
 .open --deserialize tests/fixtures/schema-v1.db
 .load dist/session_search
-SELECT json_extract(value, '$.v') FROM (SELECT json_object('v', value) AS value FROM session_search_meta WHERE key = 'schema_version');
-SELECT sessions_init();
-SELECT sessions_reconcile(100);
-SELECT sessions_status();
-SELECT group_concat(json_extract(r.value, '$.messageId'), ' ') FROM json_each(sessions_search('staging', '{"caller":"agent:main:cli:1"}'), '$.results') r;
-SELECT count(*) FROM json_each(sessions_search('"blue-green cutover"', '{"caller":"agent:main:cli:1","visibility":"all"}'), '$.results');
-SELECT count(*) FROM json_each(sessions_search('staging', '{"caller":"agent:main:sub:2","visibility":"self"}'), '$.results');
+.read tests/shell/upgrade_checks.inc
+.open --deserialize tests/fixtures/schema-v2.db
+.load dist/session_search
+.read tests/shell/upgrade_checks.inc
