@@ -1,5 +1,7 @@
 -- Reconciliation, step 1 of 2: indexes up to ?1 backlog nodes, oldest
--- generation and id first.
+-- generation first, then newest message first, so recent history becomes
+-- searchable first. Rows go in ascending FTS5 rowid (descending id): FTS5
+-- writes out its pending terms whenever a rowid is not above the last one.
 INSERT INTO session_search_fts(rowid, text, scope)
 SELECT -m.id, sessions_text(m.content), sc.scope
 FROM messages m LEFT JOIN session_search_scopes sc ON sc.session_key = m.session_key
@@ -7,4 +9,5 @@ WHERE m.id IN (
   SELECT id FROM session_search_nodes
   WHERE on_branch = 1 AND indexable = 1
     AND indexed_gen < (SELECT value FROM session_search_meta WHERE key = 'generation')
-  ORDER BY indexed_gen, id LIMIT ?1)
+  ORDER BY indexed_gen, id DESC LIMIT ?1)
+ORDER BY m.id DESC

@@ -6,4 +6,4 @@ WHERE id IN (
   SELECT id FROM session_search_nodes
   WHERE on_branch = 1 AND indexable = 1
     AND indexed_gen < (SELECT value FROM session_search_meta WHERE key = 'generation')
-  ORDER BY indexed_gen, id LIMIT ?1)
+  ORDER BY indexed_gen, id DESC LIMIT ?1)

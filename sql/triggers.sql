@@ -10,6 +10,10 @@
 --
 -- The triggers call sessions_text(), so a connection without the extension
 -- loaded fails with "no such function" instead of leaving the index stale.
+--
+-- A statement writing many index rows writes them in ascending rowid
+-- (descending message id, ORDER BY ... DESC): FTS5 writes out its pending
+-- terms as a new segment whenever a rowid is not above the last one.
 
 -- A message id is written once: INSERT OR REPLACE would drop the old row
 -- without the delete trigger, leaving its index entry behind.
@@ -92,7 +96,8 @@ WHEN OLD.leaf_id IS NOT NEW.leaf_id
   CROSS JOIN session_search_nodes n ON n.id = v.id
   CROSS JOIN messages m ON m.id = v.id
   WHERE v.joins = 0
-    AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
+    AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation')
+  ORDER BY v.id DESC;
 
   UPDATE session_search_nodes SET on_branch = 0, indexed_gen = 0
   WHERE id IN (SELECT id FROM session_search_moves WHERE joins = 0);
@@ -104,7 +109,8 @@ WHEN OLD.leaf_id IS NOT NEW.leaf_id
   CROSS JOIN session_search_nodes n ON n.id = v.id
   CROSS JOIN messages m ON m.id = v.id
   WHERE v.joins = 1 AND n.indexable = 1
-    AND (SELECT value FROM session_search_meta WHERE key = 'indexing') = 'immediate';
+    AND (SELECT value FROM session_search_meta WHERE key = 'indexing') = 'immediate'
+  ORDER BY v.id DESC;
 
   UPDATE session_search_nodes
   SET on_branch = 1,
@@ -183,7 +189,8 @@ AFTER INSERT ON sessions BEGIN
          (SELECT scope FROM session_search_scopes WHERE session_key = NEW.session_key)
   FROM messages m CROSS JOIN session_search_nodes n ON n.id = m.id
   WHERE m.session_key = NEW.session_key
-    AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
+    AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation')
+  ORDER BY m.id DESC;
   UPDATE session_search_nodes SET on_branch = 0, indexed_gen = 0
   WHERE id IN (SELECT id FROM messages WHERE session_key = NEW.session_key);
   -- Its scope, and that of sessions already naming it in spawned_by.
@@ -221,12 +228,14 @@ AFTER UPDATE OF scope ON session_search_scopes BEGIN
   SELECT 'delete', -m.id, sessions_text(m.content), OLD.scope
   FROM messages m CROSS JOIN session_search_nodes n ON n.id = m.id
   WHERE m.session_key = OLD.session_key
-    AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
+    AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation')
+  ORDER BY m.id DESC;
   INSERT INTO session_search_fts(rowid, text, scope)
   SELECT -m.id, sessions_text(m.content), NEW.scope
   FROM messages m CROSS JOIN session_search_nodes n ON n.id = m.id
   WHERE m.session_key = NEW.session_key
-    AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
+    AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation')
+  ORDER BY m.id DESC;
 END;
 
 -- Sessions it spawned keep its token in their scope: it only costs time,
