@@ -69,12 +69,12 @@ CREATE VIEW IF NOT EXISTS session_search_scope_of(session_key, scope) AS
 -- snippet() and the integrity check; such a read scans the messages, as the
 -- rowid is not a column.
 --
--- An index row's rowid is minus its message id: FTS5 reads a doclist
--- fastest in ascending rowid order, which is then newest first, the order a
--- search wants (reading it backwards costs about a fifth more on long
+-- An index row's rowid is ~id (bitwise NOT, -id - 1, defined for every
+-- integer id): FTS5 reads a doclist fastest in ascending rowid order, which
+-- is then newest first, the order a search wants (reading it backwards costs about a fifth more on long
 -- doclists, most of a phrase query's time).
 CREATE VIEW IF NOT EXISTS session_search_text(id, text, scope) AS
-  SELECT -m.id, sessions_text(m.content), sc.scope
+  SELECT ~m.id, sessions_text(m.content), sc.scope
   FROM messages m JOIN session_search_nodes n ON n.id = m.id
   LEFT JOIN session_search_scopes sc ON sc.session_key = m.session_key
   WHERE n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');

@@ -5,7 +5,7 @@
 -- offset, ?11 = the rank window: with 'relevance', only the ?11 newest
 -- matching messages (by id) that pass visibility and the filters are ranked,
 -- which bounds the work of a query that matches much of the history.
--- The window is read newest first (ascending FTS5 rowid, minus the message
+-- The window is read newest first (ascending FTS5 rowid, ~ the message
 -- id) and stops after ?11 rows; sorting reads only ids and ranks, and the
 -- text is read for the page. sessions_rank's second argument is the largest
 -- rowid in the index, the oldest message.
@@ -13,9 +13,9 @@ SELECT m.session_key, m.id, m.message_id, m.role, m.created_at, hit.rank, sessio
 FROM (
   SELECT id, rank, created_at
   FROM (
-    SELECT m.id AS id, sessions_rank(session_search_fts, (SELECT -min(id) FROM messages)) AS rank, m.created_at AS created_at
+    SELECT m.id AS id, sessions_rank(session_search_fts, (SELECT ~min(id) FROM messages)) AS rank, m.created_at AS created_at
     FROM session_search_fts f
-    JOIN messages m ON m.id = -f.rowid
+    JOIN messages m ON m.id = ~f.rowid
     WHERE session_search_fts MATCH ?3
       AND m.session_key IN (SELECT session_key FROM visible)
       AND (?4 IS NULL OR m.role IN (SELECT value FROM json_each(?4)))

@@ -1,7 +1,7 @@
 -- session-search triggers, version 3: every write to sessions and messages
 -- keeps session_search_fts exact in the same transaction.
 --
--- Invariant: a message is in session_search_fts (as rowid -id, see
+-- Invariant: a message is in session_search_fts (as rowid ~id, see
 -- session_search_text) iff its node's indexed_gen
 -- equals the current generation; it is then on its session's active branch
 -- (the path from the root to sessions.leaf_id) and has role user or
@@ -46,7 +46,7 @@ AFTER INSERT ON messages BEGIN
         FROM (SELECT coalesce(NEW.parent_id, leaf_id) AS parent, leaf_id AS leaf
               FROM sessions WHERE session_key = NEW.session_key));
   INSERT INTO session_search_fts(rowid, text, scope)
-  SELECT -NEW.id, sessions_text(NEW.content), sc.scope
+  SELECT ~NEW.id, sessions_text(NEW.content), sc.scope
   FROM session_search_nodes n LEFT JOIN session_search_scopes sc ON sc.session_key = NEW.session_key
   WHERE n.id = NEW.id AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
   UPDATE sessions SET leaf_id = NEW.id WHERE session_key = NEW.session_key;
@@ -90,7 +90,7 @@ WHEN OLD.leaf_id IS NOT NEW.leaf_id
     SELECT id, 0 FROM up_old);
 
   INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
-  SELECT 'delete', -m.id, sessions_text(m.content),
+  SELECT 'delete', ~m.id, sessions_text(m.content),
          (SELECT scope FROM session_search_scopes WHERE session_key = NEW.session_key)
   FROM session_search_moves v
   CROSS JOIN session_search_nodes n ON n.id = v.id
@@ -103,7 +103,7 @@ WHEN OLD.leaf_id IS NOT NEW.leaf_id
   WHERE id IN (SELECT id FROM session_search_moves WHERE joins = 0);
 
   INSERT INTO session_search_fts(rowid, text, scope)
-  SELECT -m.id, sessions_text(m.content),
+  SELECT ~m.id, sessions_text(m.content),
          (SELECT scope FROM session_search_scopes WHERE session_key = NEW.session_key)
   FROM session_search_moves v
   CROSS JOIN session_search_nodes n ON n.id = v.id
@@ -127,14 +127,14 @@ END;
 CREATE TRIGGER IF NOT EXISTS session_search_message_edit
 AFTER UPDATE OF role, content ON messages BEGIN
   INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
-  SELECT 'delete', -OLD.id, sessions_text(OLD.content),
+  SELECT 'delete', ~OLD.id, sessions_text(OLD.content),
          (SELECT scope FROM session_search_scopes WHERE session_key = OLD.session_key)
   FROM session_search_nodes
   WHERE id = OLD.id AND indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
   UPDATE session_search_nodes SET indexable = NEW.role IN ('user', 'assistant'), indexed_gen = 0
   WHERE id = OLD.id;
   INSERT INTO session_search_fts(rowid, text, scope)
-  SELECT -NEW.id, sessions_text(NEW.content),
+  SELECT ~NEW.id, sessions_text(NEW.content),
          (SELECT scope FROM session_search_scopes WHERE session_key = NEW.session_key)
   FROM session_search_nodes
   WHERE id = NEW.id AND on_branch = 1 AND indexable = 1
@@ -163,7 +163,7 @@ END;
 CREATE TRIGGER IF NOT EXISTS session_search_message_delete
 AFTER DELETE ON messages BEGIN
   INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
-  SELECT 'delete', -OLD.id, sessions_text(OLD.content),
+  SELECT 'delete', ~OLD.id, sessions_text(OLD.content),
          (SELECT scope FROM session_search_scopes WHERE session_key = OLD.session_key)
   FROM session_search_nodes
   WHERE id = OLD.id AND indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
@@ -185,7 +185,7 @@ AFTER INSERT ON sessions BEGIN
   SELECT RAISE(ABORT, 'session_search: sessions.created_at must be an integer (unix milliseconds)')
   WHERE typeof(NEW.created_at) <> 'integer';
   INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
-  SELECT 'delete', -m.id, sessions_text(m.content),
+  SELECT 'delete', ~m.id, sessions_text(m.content),
          (SELECT scope FROM session_search_scopes WHERE session_key = NEW.session_key)
   FROM messages m CROSS JOIN session_search_nodes n ON n.id = m.id
   WHERE m.session_key = NEW.session_key
@@ -225,13 +225,13 @@ END;
 CREATE TRIGGER IF NOT EXISTS session_search_scope_change
 AFTER UPDATE OF scope ON session_search_scopes BEGIN
   INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
-  SELECT 'delete', -m.id, sessions_text(m.content), OLD.scope
+  SELECT 'delete', ~m.id, sessions_text(m.content), OLD.scope
   FROM messages m CROSS JOIN session_search_nodes n ON n.id = m.id
   WHERE m.session_key = OLD.session_key
     AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation')
   ORDER BY m.id DESC;
   INSERT INTO session_search_fts(rowid, text, scope)
-  SELECT -m.id, sessions_text(m.content), NEW.scope
+  SELECT ~m.id, sessions_text(m.content), NEW.scope
   FROM messages m CROSS JOIN session_search_nodes n ON n.id = m.id
   WHERE m.session_key = NEW.session_key
     AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation')

@@ -1,6 +1,6 @@
 -- Upgrade from an older schema version, before tables.sql and schema.sql
 -- run. The index changed layout in both versions since 1 (version 2 added
--- the scope column, version 3 made the rowid minus the message id), so it is
+-- the scope column, version 3 made the rowid ~ the message id), so it is
 -- dropped and recreated by schema.sql, and a new generation makes every
 -- message backlog that reconciliation indexes again. Until it has, searches
 -- answer with what is re-indexed and `indexing: true`.

@@ -606,7 +606,7 @@ class SearchTest(StoreTestCase):
         # scope column of the index changes no score), except that a one-term
         # query leaves out the IDF factor every hit shares.
         c.execute("CREATE VIRTUAL TABLE temp.plain USING fts5(text, tokenize = 'sessions cjk 1')")
-        c.execute("INSERT INTO plain(rowid, text) SELECT -id, text FROM session_search_text")
+        c.execute("INSERT INTO plain(rowid, text) SELECT ~id, text FROM session_search_text")
 
         def bm25(query):
             rows = c.execute("SELECT rowid, -bm25(plain) FROM plain WHERE plain MATCH ?", (query,)).fetchall()
@@ -713,7 +713,7 @@ class RankTest(StoreTestCase):
         results = search(c, "common rare", "s", limit=25)["results"]
         self.assertEqual(len(results), 25)
         c.execute("CREATE VIRTUAL TABLE temp.plain USING fts5(text, tokenize = 'sessions cjk 1')")
-        c.execute("INSERT INTO plain(rowid, text) SELECT -id, text FROM session_search_text")
+        c.execute("INSERT INTO plain(rowid, text) SELECT ~id, text FROM session_search_text")
         exact = dict(c.execute("SELECT rowid, -bm25(plain) FROM plain WHERE plain MATCH 'common rare'"))
         for hit in results:
             # 'common' is in every row: its IDF is at the floor either way;

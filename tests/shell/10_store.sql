@@ -244,3 +244,19 @@ CREATE TABLE sessions(session_key TEXT PRIMARY KEY, agent_id TEXT NOT NULL, spaw
 CREATE TABLE messages(id INTEGER PRIMARY KEY, session_key TEXT NOT NULL, parent_id INTEGER, role TEXT NOT NULL, content TEXT NOT NULL, created_at INTEGER NOT NULL);
 SELECT sessions_init();
 SELECT name FROM sqlite_master ORDER BY name;
+-- Every integer is a valid message id, the smallest and largest included
+-- (the index stores ~id); a rank window of one keeps the newest (largest).
+.open :memory:
+.load dist/session_search
+SELECT sessions_init() IS NOT NULL;
+INSERT INTO sessions(session_key, agent_id, created_at) VALUES ('edge', 'a', 1);
+INSERT INTO messages(id, session_key, role, content, created_at) VALUES
+  (-9223372036854775808, 'edge', 'user', 'kiwi at the smallest id', 5),
+  (0, 'edge', 'user', 'kiwi at zero', 5),
+  (9223372036854775807, 'edge', 'user', 'kiwi at the largest id', 5);
+SELECT group_concat(json_extract(r.value, '$.id'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"edge"}'), '$.results') r;
+SELECT group_concat(json_extract(r.value, '$.id'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"edge","rankWindow":1}'), '$.results') r;
+UPDATE messages SET content = 'plum now' WHERE id = -9223372036854775808;
+SELECT group_concat(json_extract(r.value, '$.id'), ' ') FROM json_each(sessions_search('plum', '{"caller":"edge"}'), '$.results') r;
+DELETE FROM messages WHERE id = 9223372036854775807;
+SELECT json_extract(sessions_status(), '$.integrity'), json_extract(sessions_status(), '$.indexed');

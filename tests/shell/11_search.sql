@@ -90,7 +90,7 @@ INSERT INTO messages(id, session_key, role, content, created_at) VALUES
   (14, 'agent:main:cli:1', 'assistant', 'identical twin text', 1500),
   (15, 'agent:main:cli:1', 'assistant', 'identical twin text', 1500);
 CREATE VIRTUAL TABLE temp.plain USING fts5(text, tokenize = 'sessions cjk 1');
-INSERT INTO plain(rowid, text) SELECT -id, text FROM session_search_text;
+INSERT INTO plain(rowid, text) SELECT ~id, text FROM session_search_text;
 SELECT rowid, round(-bm25(plain), 12) FROM plain WHERE plain MATCH 'rollback' ORDER BY rank;
 SELECT json_extract(r.value, '$.id'), round(json_extract(r.value, '$.score'), 12)
   FROM json_each(sessions_search('rollback', '{"caller":"agent:main:cli:1"}'), '$.results') r;

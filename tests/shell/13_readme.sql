@@ -10,7 +10,7 @@ VALUES ('agent:main:cli:1', 'user', 'Deploy staging please', 1700000000001),
         '[{"type":"text","text":"Deploying now"},{"type":"tool_use","name":"bash","input":{}}]',
         1700000000002);
 SELECT sessions_search('staging deploy', '{"caller":"agent:main:cli:1"}');
-SELECT -rowid AS id, sessions_rank(session_search_fts) FROM session_search_fts
+SELECT ~rowid AS id, sessions_rank(session_search_fts) FROM session_search_fts
 WHERE session_search_fts MATCH '{text} : deploy' ORDER BY 2 LIMIT 10;
 UPDATE sessions SET leaf_id = 1 WHERE session_key = 'agent:main:cli:1';
 SELECT sessions_search('deploying', '{"caller":"agent:main:cli:1"}');

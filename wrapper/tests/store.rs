@@ -43,7 +43,7 @@ fn say(store: &Store, parent_id: Option<i64>, role: Role, content: &str) -> i64 
 /// Ids of the messages the index returns for an FTS5 query.
 fn hits(conn: &Connection, query: &str) -> BTreeSet<i64> {
     let mut stmt = conn
-        .prepare("SELECT -rowid FROM session_search_fts WHERE session_search_fts MATCH ?1")
+        .prepare("SELECT ~rowid FROM session_search_fts WHERE session_search_fts MATCH ?1")
         .unwrap();
     stmt.query_map([query], |row| row.get(0))
         .unwrap()

@@ -92,7 +92,7 @@ fn key(session: u8) -> String {
 fn found(store: &Store) -> BTreeSet<i64> {
     let mut stmt = store
         .connection()
-        .prepare("SELECT -rowid FROM session_search_fts WHERE session_search_fts MATCH 'shared'")
+        .prepare("SELECT ~rowid FROM session_search_fts WHERE session_search_fts MATCH 'shared'")
         .unwrap();
     stmt.query_map([], |row| row.get(0))
         .unwrap()
