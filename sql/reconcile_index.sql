@@ -3,7 +3,7 @@
 -- searchable first. Rows go in ascending FTS5 rowid (descending id): FTS5
 -- writes out its pending terms whenever a rowid is not above the last one.
 INSERT INTO session_search_fts(rowid, text, scope)
-SELECT ~m.id, sessions_text(m.content), sc.scope
+SELECT ~m.id, sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')), sc.scope
 FROM messages m LEFT JOIN session_search_scopes sc ON sc.session_key = m.session_key
 WHERE m.id IN (
   SELECT id FROM session_search_nodes

@@ -1,10 +1,13 @@
--- session-search internal schema, version 3. Run by sessions_init() after
+-- session-search internal schema, version 4. Run by sessions_init() after
 -- tables.sql, in one transaction; every statement is idempotent. Internal
 -- objects are prefixed session_search_ and may change between versions.
 
 -- Settings and versions: schema_version, tokenizer_version, generation (the
 -- index generation: a node is in the index iff its indexed_gen equals it),
--- indexing ('immediate' or 'deferred').
+-- indexing ('immediate' or 'deferred'), redaction (JSON: the version of the
+-- default redaction patterns the index was built with and the host's
+-- patterns; every index write redacts with exactly these, see
+-- sessions_text).
 CREATE TABLE IF NOT EXISTS session_search_meta(
   key   TEXT PRIMARY KEY,
   value ANY
@@ -64,8 +67,8 @@ CREATE VIEW IF NOT EXISTS session_search_scope_of(session_key, scope) AS
            SELECT group_concat('t' || lower(hex(key)), ' ') FROM up)
   FROM sessions s;
 
--- The text and scope of every message that is in the index, as they were
--- indexed. It is the FTS5 table's content, read back only for highlight(),
+-- The redacted text and scope of every message that is in the index, as
+-- they were indexed. It is the FTS5 table's content, read back only for highlight(),
 -- snippet() and the integrity check; such a read scans the messages, as the
 -- rowid is not a column.
 --
@@ -74,7 +77,7 @@ CREATE VIEW IF NOT EXISTS session_search_scope_of(session_key, scope) AS
 -- is then newest first, the order a search wants (reading it backwards
 -- costs 15-20% more on long doclists, most of a phrase query's time).
 CREATE VIEW IF NOT EXISTS session_search_text(id, text, scope) AS
-  SELECT ~m.id, sessions_text(m.content), sc.scope
+  SELECT ~m.id, sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')), sc.scope
   FROM messages m JOIN session_search_nodes n ON n.id = m.id
   LEFT JOIN session_search_scopes sc ON sc.session_key = m.session_key
   WHERE n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');

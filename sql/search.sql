@@ -2,14 +2,15 @@
 -- ?1, ?2: see visible.sql. ?3 = FTS5 expression, ?4 = JSON array of roles or
 -- NULL, ?5 / ?6 = since / until (unix ms) or NULL, ?7 = JSON array of
 -- session keys or NULL, ?8 = 'relevance' or 'recent', ?9 = limit, ?10 =
--- offset, ?11 = the rank window: with 'relevance', only the ?11 newest
+-- the rank window: with 'relevance', only the ?10 newest
 -- matching messages (by id) that pass visibility and the filters are ranked,
 -- which bounds the work of a query that matches much of the history.
 -- The window is read newest first (ascending FTS5 rowid, ~ the message
--- id) and stops after ?11 rows; sorting reads only ids and ranks, and the
+-- id) and stops after ?10 rows; sorting reads only ids and ranks, and the
 -- text is read for the page. sessions_rank's second argument is the largest
 -- rowid in the index, the oldest message.
-SELECT m.session_key, m.id, m.message_id, m.role, m.created_at, hit.rank, sessions_text(m.content)
+SELECT m.session_key, m.id, m.message_id, m.role, m.created_at, hit.rank,
+       sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction'))
 FROM (
   SELECT id, rank, created_at
   FROM (
@@ -23,10 +24,10 @@ FROM (
       AND (?6 IS NULL OR m.created_at <= ?6)
       AND (?7 IS NULL OR m.session_key IN (SELECT value FROM json_each(?7)))
     ORDER BY f.rowid
-    LIMIT CASE WHEN ?8 = 'recent' THEN -1 ELSE ?11 END
+    LIMIT CASE WHEN ?8 = 'recent' THEN -1 ELSE ?10 END
   )
   ORDER BY CASE WHEN ?8 = 'recent' THEN -created_at ELSE rank END, created_at DESC, id DESC
-  LIMIT ?9 OFFSET ?10
+  LIMIT ?9
 ) AS hit
 JOIN messages m ON m.id = hit.id
 ORDER BY CASE WHEN ?8 = 'recent' THEN -hit.created_at ELSE hit.rank END, hit.created_at DESC, hit.id DESC

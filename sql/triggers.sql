@@ -1,4 +1,4 @@
--- session-search triggers, version 3: every write to sessions and messages
+-- session-search triggers, version 4: every write to sessions and messages
 -- keeps session_search_fts exact in the same transaction.
 --
 -- Invariant: a message is in session_search_fts (as rowid ~id, see
@@ -10,6 +10,11 @@
 --
 -- The triggers call sessions_text(), so a connection without the extension
 -- loaded fails with "no such function" instead of leaving the index stale.
+-- It redacts with the stored settings (session_search_meta 'redaction'),
+-- which change only together with a new generation, so an index row is
+-- always removed with exactly the text it was added with; an extension
+-- with another default pattern set refuses to write until sessions_init()
+-- has started the rebuild.
 --
 -- A statement writing many index rows writes them in ascending rowid
 -- (descending message id, ORDER BY ... DESC): FTS5 writes out its pending
@@ -46,7 +51,7 @@ AFTER INSERT ON messages BEGIN
         FROM (SELECT coalesce(NEW.parent_id, leaf_id) AS parent, leaf_id AS leaf
               FROM sessions WHERE session_key = NEW.session_key));
   INSERT INTO session_search_fts(rowid, text, scope)
-  SELECT ~NEW.id, sessions_text(NEW.content), sc.scope
+  SELECT ~NEW.id, sessions_text(NEW.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')), sc.scope
   FROM session_search_nodes n LEFT JOIN session_search_scopes sc ON sc.session_key = NEW.session_key
   WHERE n.id = NEW.id AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
   UPDATE sessions SET leaf_id = NEW.id WHERE session_key = NEW.session_key;
@@ -90,7 +95,7 @@ WHEN OLD.leaf_id IS NOT NEW.leaf_id
     SELECT id, 0 FROM up_old);
 
   INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
-  SELECT 'delete', ~m.id, sessions_text(m.content),
+  SELECT 'delete', ~m.id, sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')),
          (SELECT scope FROM session_search_scopes WHERE session_key = NEW.session_key)
   FROM session_search_moves v
   CROSS JOIN session_search_nodes n ON n.id = v.id
@@ -103,7 +108,7 @@ WHEN OLD.leaf_id IS NOT NEW.leaf_id
   WHERE id IN (SELECT id FROM session_search_moves WHERE joins = 0);
 
   INSERT INTO session_search_fts(rowid, text, scope)
-  SELECT ~m.id, sessions_text(m.content),
+  SELECT ~m.id, sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')),
          (SELECT scope FROM session_search_scopes WHERE session_key = NEW.session_key)
   FROM session_search_moves v
   CROSS JOIN session_search_nodes n ON n.id = v.id
@@ -127,14 +132,14 @@ END;
 CREATE TRIGGER IF NOT EXISTS session_search_message_edit
 AFTER UPDATE OF role, content ON messages BEGIN
   INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
-  SELECT 'delete', ~OLD.id, sessions_text(OLD.content),
+  SELECT 'delete', ~OLD.id, sessions_text(OLD.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')),
          (SELECT scope FROM session_search_scopes WHERE session_key = OLD.session_key)
   FROM session_search_nodes
   WHERE id = OLD.id AND indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
   UPDATE session_search_nodes SET indexable = NEW.role IN ('user', 'assistant'), indexed_gen = 0
   WHERE id = OLD.id;
   INSERT INTO session_search_fts(rowid, text, scope)
-  SELECT ~NEW.id, sessions_text(NEW.content),
+  SELECT ~NEW.id, sessions_text(NEW.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')),
          (SELECT scope FROM session_search_scopes WHERE session_key = NEW.session_key)
   FROM session_search_nodes
   WHERE id = NEW.id AND on_branch = 1 AND indexable = 1
@@ -163,7 +168,7 @@ END;
 CREATE TRIGGER IF NOT EXISTS session_search_message_delete
 AFTER DELETE ON messages BEGIN
   INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
-  SELECT 'delete', ~OLD.id, sessions_text(OLD.content),
+  SELECT 'delete', ~OLD.id, sessions_text(OLD.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')),
          (SELECT scope FROM session_search_scopes WHERE session_key = OLD.session_key)
   FROM session_search_nodes
   WHERE id = OLD.id AND indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
@@ -185,7 +190,7 @@ AFTER INSERT ON sessions BEGIN
   SELECT RAISE(ABORT, 'session_search: sessions.created_at must be an integer (unix milliseconds)')
   WHERE typeof(NEW.created_at) <> 'integer';
   INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
-  SELECT 'delete', ~m.id, sessions_text(m.content),
+  SELECT 'delete', ~m.id, sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')),
          (SELECT scope FROM session_search_scopes WHERE session_key = NEW.session_key)
   FROM messages m CROSS JOIN session_search_nodes n ON n.id = m.id
   WHERE m.session_key = NEW.session_key
@@ -225,13 +230,13 @@ END;
 CREATE TRIGGER IF NOT EXISTS session_search_scope_change
 AFTER UPDATE OF scope ON session_search_scopes BEGIN
   INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
-  SELECT 'delete', ~m.id, sessions_text(m.content), OLD.scope
+  SELECT 'delete', ~m.id, sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')), OLD.scope
   FROM messages m CROSS JOIN session_search_nodes n ON n.id = m.id
   WHERE m.session_key = OLD.session_key
     AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation')
   ORDER BY m.id DESC;
   INSERT INTO session_search_fts(rowid, text, scope)
-  SELECT ~m.id, sessions_text(m.content), NEW.scope
+  SELECT ~m.id, sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')), NEW.scope
   FROM messages m CROSS JOIN session_search_nodes n ON n.id = m.id
   WHERE m.session_key = NEW.session_key
     AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation')

@@ -2,9 +2,9 @@
 //!
 //! The order is fixed by the contract: secrets are redacted first, then the
 //! excerpt is cut around a match, so a cut can never expose part of a secret.
-//! A match inside a secret does not count: when every match is inside one,
-//! there is no excerpt and the hit is dropped, so search cannot be used to
-//! confirm a secret.
+//! The text comes from the index already redacted; it is redacted again here
+//! (with any patterns of the request) in a bounded window around the match,
+//! so an excerpt costs the same whatever the message size.
 
 use crate::redact::{Redactor, REDACTED, REDACTION_WINDOW};
 use std::ops::Range;
@@ -12,29 +12,23 @@ use std::ops::Range;
 /// Marks text cut off at either end of an excerpt.
 const ELLIPSIS: char = '…';
 
-/// The excerpt of `text` around the first of `matches` (sorted byte ranges)
-/// that lies outside every secret: redacted, white space collapsed to single
-/// spaces, at most `max_chars` characters including ellipses. `None` when
-/// every match lies in a secret.
+/// The excerpt of `text` around `first_match` (a byte range; the start of
+/// the text without one): redacted, white space collapsed to single spaces,
+/// at most `max_chars` characters including ellipses.
 pub fn excerpt(
     text: &str,
-    matches: &[Range<usize>],
+    first_match: Option<Range<usize>>,
     redactor: &Redactor,
     max_chars: usize,
-) -> Option<String> {
-    for m in matches {
-        let window = window_around(text, m);
-        let secrets: Vec<Range<usize>> = redactor
-            .secret_spans(&text[window.clone()])
-            .into_iter()
-            .map(|s| s.start + window.start..s.end + window.start)
-            .collect();
-        if secrets.iter().any(|s| s.start < m.end && m.start < s.end) {
-            continue;
-        }
-        return Some(cut(text, window, &secrets, m, max_chars));
-    }
-    None
+) -> String {
+    let m = first_match.unwrap_or(0..0);
+    let window = window_around(text, &m);
+    let secrets: Vec<Range<usize>> = redactor
+        .secret_spans(&text[window.clone()])
+        .into_iter()
+        .map(|s| s.start + window.start..s.end + window.start)
+        .collect();
+    cut(text, window, &secrets, &m, max_chars)
 }
 
 /// The part of `text` redaction looks at for a match: all of it, or for long
@@ -159,7 +153,7 @@ mod tests {
         let text = "deploy\n\n  the   staging\tserver";
         let m = span(text, "staging");
         assert_eq!(
-            excerpt(text, &[m], &redactor(), 300).unwrap(),
+            excerpt(text, Some(m), &redactor(), 300),
             "deploy the staging server"
         );
     }
@@ -168,7 +162,7 @@ mod tests {
     fn long_text_is_cut_around_the_match_within_the_budget() {
         let text = format!("{} needle {}", "before ".repeat(100), "after ".repeat(100));
         let m = span(&text, "needle");
-        let out = excerpt(&text, &[m], &redactor(), 60).unwrap();
+        let out = excerpt(&text, Some(m), &redactor(), 60);
         assert!(out.chars().count() <= 60, "{out}");
         assert!(
             out.contains("needle") && out.starts_with('…') && out.ends_with('…'),
@@ -182,7 +176,7 @@ mod tests {
         let text = format!("{} token {secret} deploy", "x ".repeat(40));
         let m = span(&text, "deploy");
         for max in 10..80 {
-            let out = excerpt(&text, std::slice::from_ref(&m), &redactor(), max).unwrap();
+            let out = excerpt(&text, Some(m.clone()), &redactor(), max);
             assert!(
                 !out.contains("ghp_0123") && !out.contains("ABCDEFGH"),
                 "{max}: {out}"
@@ -192,23 +186,21 @@ mod tests {
     }
 
     #[test]
-    fn a_match_inside_a_secret_gives_no_excerpt() {
-        let text = "PASSWORD=correcthorsebattery and nothing else";
-        let m = span(text, "correcthorsebattery");
-        assert_eq!(excerpt(text, &[m], &redactor(), 300), None);
-        let other = span(text, "nothing");
-        let m = span(text, "correcthorsebattery");
+    fn a_match_inside_a_request_pattern_is_still_redacted() {
+        let text = "ticket ACME-123456 and nothing else";
+        let acme = Redactor::new(&["ACME-[0-9]{6}"]).unwrap();
         assert_eq!(
-            excerpt(text, &[m, other], &redactor(), 300).unwrap(),
-            "PASSWORD=[REDACTED] and nothing else"
+            excerpt(text, Some(span(text, "123456")), &acme, 300),
+            "ticket [REDACTED] and nothing else"
         );
+        assert_eq!(excerpt(text, None, &acme, 12), "ticket [RED…");
     }
 
     #[test]
     fn tiny_budgets_show_text_not_ellipses() {
         let text = format!("{} needle {}", "x ".repeat(50), "y ".repeat(50));
         for max in 1..8 {
-            let out = excerpt(&text, &[span(&text, "needle")], &redactor(), max).unwrap();
+            let out = excerpt(&text, Some(span(&text, "needle")), &redactor(), max);
             assert!(out.chars().count() <= max, "{max}: {out:?}");
             assert!(out.starts_with('n') || out.contains("ne"), "{max}: {out:?}");
         }
@@ -218,7 +210,7 @@ mod tests {
     fn never_splits_a_character() {
         let text = "東京".repeat(200) + "大阪" + &"東京".repeat(200);
         let m = span(&text, "大阪");
-        let out = excerpt(&text, &[m], &redactor(), 21).unwrap();
+        let out = excerpt(&text, Some(m), &redactor(), 21);
         assert_eq!(out.chars().count(), 21);
         assert!(out.contains("大阪"));
     }

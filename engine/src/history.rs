@@ -140,8 +140,12 @@ pub fn history(
         options.max_bytes,
         (2, 65536, 32768),
     )?;
-    let redactor = Redactor::new(options.redact.as_deref().unwrap_or_default()).map_err(invalid)?;
     store::require_schema(db, "sessions_history")?;
+    let redactor = store::redactor(
+        db,
+        "sessions_history",
+        options.redact.as_deref().unwrap_or_default(),
+    )?;
     let caller = scope::caller(db, "sessions_history", options.caller.as_deref())?;
     let visibility = scope::effective(options.visibility, options.sandboxed);
     let params = [

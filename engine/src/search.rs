@@ -19,10 +19,6 @@ const SEARCH_SQL: &str = concat!(
 /// converges.
 pub const SEARCH_RECONCILE_ROWS: i64 = 200;
 
-/// Rows looked at beyond `limit` at most, when hits are dropped because
-/// their only matches are secrets.
-const MAX_SCANNED_ROWS: i64 = 500;
-
 /// Messages ranked by default: the newest matching ones that the caller may
 /// see and that pass the filters.
 pub const DEFAULT_RANK_WINDOW: i64 = 1000;
@@ -87,7 +83,10 @@ pub struct SearchOptions {
     /// bound on the work of a query that matches much of the history.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rank_window: Option<i64>,
-    /// Extra redaction patterns (regular expressions).
+    /// Extra redaction patterns (regular expressions) for the excerpts of
+    /// this search. They do not change what the index holds, so they cannot
+    /// stop a search from confirming such a secret: store patterns with
+    /// `sessions_set_redaction` for that.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub redact: Option<Vec<String>>,
 }
@@ -191,52 +190,41 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
         (1, MAX_RANK_WINDOW, DEFAULT_RANK_WINDOW),
     )?;
     let query = Query::parse(query).map_err(|e| invalid(e.to_string()))?;
-    let redactor = Redactor::new(options.redact.as_deref().unwrap_or_default()).map_err(invalid)?;
     store::require_schema(db, "sessions_search")?;
+    let redactor = store::redactor(
+        db,
+        "sessions_search",
+        options.redact.as_deref().unwrap_or_default(),
+    )?;
     let caller = scope::caller(db, "sessions_search", options.caller.as_deref())?;
     let indexing = store::catch_up(db, SEARCH_RECONCILE_ROWS)?;
     let visibility = scope::effective(options.visibility, options.sandboxed);
     let expression = query.fts5_expression(scope::scope_word(db, &caller, visibility)?.as_deref());
 
-    let page = (limit + 1) * 2;
-    let mut hits = Vec::new();
-    let mut more = false;
-    let mut offset = 0;
-    'pages: while offset < MAX_SCANNED_ROWS {
-        let rows = db.query(
-            SEARCH_SQL,
-            &[
-                caller.as_str().into(),
-                visibility.name().into(),
-                expression.as_str().into(),
-                json_list(&options.roles),
-                options.since.map_or(Value::Null, Value::Integer),
-                options.until.map_or(Value::Null, Value::Integer),
-                json_list(&options.session_keys),
-                match options.order {
-                    Order::Relevance => "relevance".into(),
-                    Order::Recent => "recent".into(),
-                },
-                page.into(),
-                offset.into(),
-                rank_window.into(),
-            ],
-        )?;
-        for row in &rows {
-            let Some(hit) = hit(row, &query, &redactor, snippet_chars) else {
-                continue;
-            };
-            if hits.len() as i64 == limit {
-                more = true;
-                break 'pages;
-            }
-            hits.push(hit);
-        }
-        if (rows.len() as i64) < page {
-            break;
-        }
-        offset += page;
-    }
+    let rows = db.query(
+        SEARCH_SQL,
+        &[
+            caller.as_str().into(),
+            visibility.name().into(),
+            expression.as_str().into(),
+            json_list(&options.roles),
+            options.since.map_or(Value::Null, Value::Integer),
+            options.until.map_or(Value::Null, Value::Integer),
+            json_list(&options.session_keys),
+            match options.order {
+                Order::Relevance => "relevance".into(),
+                Order::Recent => "recent".into(),
+            },
+            (limit + 1).into(),
+            rank_window.into(),
+        ],
+    )?;
+    let more = rows.len() as i64 > limit;
+    let hits = rows
+        .iter()
+        .take(limit as usize)
+        .filter_map(|row| hit(row, &query, &redactor, snippet_chars))
+        .collect();
     let fitted = fit(hits, max_bytes);
     Ok(SearchResponse {
         truncated: more || fitted.1,
@@ -246,17 +234,16 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
     })
 }
 
-/// A hit from a row of `search.sql`, or `None` when no match survives
-/// redaction.
+/// A hit from a row of `search.sql` (whose text is redacted already).
 fn hit(row: &[Value], query: &Query, redactor: &Redactor, snippet_chars: i64) -> Option<Hit> {
     let text = row[6].as_str()?;
-    let matches = query.match_spans(text);
+    let first_match = query.match_spans(text).into_iter().next();
     let snippet = excerpt(
         text,
-        &matches,
+        first_match,
         redactor,
         usize::try_from(snippet_chars).ok()?,
-    )?;
+    );
     let id = row[1].as_i64()?;
     let rank = match row[5] {
         Value::Real(r) => r,

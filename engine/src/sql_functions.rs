@@ -6,6 +6,7 @@
 use crate::content;
 use crate::db::{Connection, Value};
 use crate::history::{self, HistoryOptions};
+use crate::redact::{Redactor, Settings};
 use crate::search::{self, SearchOptions};
 use crate::store::{self, IndexingMode};
 use crate::tokenizer::{ArgumentError, Options, Tokenizer, TOKENIZER_VERSION};
@@ -60,6 +61,12 @@ pub const FUNCTIONS: &[Function] = &[
         body: sessions_set_indexing,
     },
     Function {
+        name: "sessions_set_redaction",
+        arities: &[1],
+        deterministic: false,
+        body: sessions_set_redaction,
+    },
+    Function {
         name: "sessions_history",
         arities: &[2],
         deterministic: false,
@@ -73,7 +80,7 @@ pub const FUNCTIONS: &[Function] = &[
     },
     Function {
         name: "sessions_text",
-        arities: &[1],
+        arities: &[1, 2],
         deterministic: true,
         body: sessions_text,
     },
@@ -151,12 +158,37 @@ fn options<T: serde::de::DeserializeOwned>(value: &Value, function: &str) -> Res
     serde_json::from_str(text).map_err(|e| format!("{function}: invalid options: {e}"))
 }
 
-/// `sessions_text(content)`: the searchable text of a message's content (see
-/// [`content::searchable_text`]), or NULL.
+/// `sessions_text(content [, settings])`: the searchable text of a
+/// message's content (see [`content::searchable_text`]), redacted, or NULL.
+/// `settings` are the stored redaction settings ([`Settings`]) the triggers
+/// pass; without them only the default patterns apply.
 fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
-    Ok(bytes(&args[0])
-        .and_then(|content| content::searchable_text(&content))
-        .map_or(Value::Null, Value::Text))
+    let Some(text) = bytes(&args[0]).and_then(|content| content::searchable_text(&content)) else {
+        return Ok(Value::Null);
+    };
+    let redacted = match args.get(1) {
+        None => Redactor::new::<&str>(&[])?.redact(&text),
+        Some(Value::Text(settings)) => Settings::indexing_redactor(settings)
+            .map_err(|e| format!("sessions_text: {e}"))?
+            .redact(&text),
+        Some(_) => {
+            return Err(
+                "sessions_text: the redaction settings are missing; run SELECT sessions_init()"
+                    .into(),
+            )
+        }
+    };
+    Ok(Value::Text(redacted))
+}
+
+fn sessions_set_redaction(db: &dyn Connection, args: &[Value]) -> Result<Value, String> {
+    let patterns: Vec<String> = args[0]
+        .as_str()
+        .and_then(|json| serde_json::from_str(json).ok())
+        .ok_or(
+            r#"sessions_set_redaction: patterns must be a JSON array of regular expressions, such as '["ACME-[0-9]{6}"]'"#,
+        )?;
+    json_text(store::set_redaction(db, patterns))
 }
 
 fn sessions_tokenize(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {

@@ -4,11 +4,13 @@
 
 use crate::db::{Connection, Value};
 pub use crate::error::{Error, Result};
+use crate::redact::patterns::REDACTION_VERSION;
+use crate::redact::{Redactor, Settings};
 use crate::tokenizer::TOKENIZER_VERSION;
 use serde::{Deserialize, Serialize};
 
 /// The schema version this build creates and understands.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// The public tables `sessions` and `messages` with their indexes, as
 /// `sessions_init()` creates them.
@@ -54,6 +56,11 @@ pub struct Status {
     pub schema_version: i64,
     /// Version of the loaded tokenizer (the index is rebuilt when it changes).
     pub tokenizer_version: u32,
+    /// Version of the default redaction patterns (the index is rebuilt when
+    /// it changes).
+    pub redaction_version: u32,
+    /// Redaction patterns the host added (`sessions_set_redaction`).
+    pub redaction_patterns: usize,
     /// Rows in `messages`.
     pub messages: i64,
     /// Messages whose text is in the index.
@@ -219,8 +226,13 @@ pub fn init(db: &dyn Connection) -> Result<Status> {
                 db.execute_batch(SCHEMA_SQL)?;
                 db.execute_batch(ADOPT_SQL)?;
                 set_meta(db, "tokenizer_version", i64::from(TOKENIZER_VERSION).into())?;
+                set_meta(
+                    db,
+                    "redaction",
+                    Settings::current(Vec::new()).to_json().as_str().into(),
+                )?;
             }
-            1 | 2 => {
+            1..=3 => {
                 db.execute_batch(UPGRADE_SQL)?;
                 db.execute_batch(PUBLIC_TABLES_SQL)?;
                 db.execute_batch(SCHEMA_SQL)?;
@@ -231,7 +243,7 @@ pub fn init(db: &dyn Connection) -> Result<Status> {
             set_meta(db, "schema_version", SCHEMA_VERSION.into())?;
         }
         install_triggers(db)?;
-        ensure_tokenizer_current(db)?;
+        ensure_index_current(db)?;
         Ok(())
     })?;
     read_status(db, false)
@@ -275,20 +287,115 @@ pub(crate) fn require_schema(db: &dyn Connection, function: &str) -> Result<()> 
     }
 }
 
-/// When the database was indexed by another tokenizer version, empties the
-/// index and starts a new generation: every node becomes backlog, and no text
-/// tokenized the old way can be returned. Returns whether it did.
-fn ensure_tokenizer_current(db: &dyn Connection) -> Result<bool> {
-    let recorded = meta(db, "tokenizer_version")?.as_i64();
-    if recorded == Some(i64::from(TOKENIZER_VERSION)) {
-        return Ok(false);
+/// The stored redaction settings; the defaults alone when there are none
+/// (a database made before version 4, until `sessions_init()` upgrades it).
+fn redaction_settings(db: &dyn Connection) -> Result<Settings> {
+    match meta(db, "redaction")? {
+        Value::Text(json) => serde_json::from_str(&json).map_err(|e| {
+            Error::Schema(format!(
+                "the stored redaction settings are invalid ({e}); set them again with sessions_set_redaction()"
+            ))
+        }),
+        _ => Ok(Settings {
+            version: 0,
+            patterns: Vec::new(),
+        }),
     }
+}
+
+/// The redactor for what leaves the engine: the defaults, the host's stored
+/// patterns and `extra` (a request's own patterns).
+pub(crate) fn redactor(db: &dyn Connection, function: &str, extra: &[String]) -> Result<Redactor> {
+    let stored = match meta(db, "redaction")? {
+        Value::Text(json) => Settings::redactor(&json).map_err(Error::Schema)?,
+        _ => std::sync::Arc::new(Redactor::new::<&str>(&[]).map_err(Error::Schema)?),
+    };
+    stored
+        .with(extra)
+        .map_err(|e| Error::InvalidArgument(format!("{function}: {e}")))
+}
+
+/// Whether the index was built by this tokenizer and default redaction set.
+fn index_current(db: &dyn Connection) -> Result<bool> {
+    Ok(
+        meta(db, "tokenizer_version")?.as_i64() == Some(i64::from(TOKENIZER_VERSION))
+            && redaction_settings(db)?.version == REDACTION_VERSION,
+    )
+}
+
+/// Empties the index and starts a new generation: every node becomes
+/// backlog for reconciliation, and nothing indexed the old way can be
+/// returned meanwhile.
+fn start_rebuild(db: &dyn Connection) -> Result<()> {
     db.execute_batch(
         "INSERT INTO session_search_fts(session_search_fts) VALUES('delete-all');
          UPDATE session_search_meta SET value = value + 1 WHERE key = 'generation';",
     )?;
+    Ok(())
+}
+
+/// When the database was indexed by another tokenizer version or default
+/// redaction set, starts a rebuild under the current ones (keeping the
+/// host's patterns). Returns whether it did.
+fn ensure_index_current(db: &dyn Connection) -> Result<bool> {
+    if index_current(db)? {
+        return Ok(false);
+    }
+    let host_patterns = redaction_settings(db)?.patterns;
+    start_rebuild(db)?;
     set_meta(db, "tokenizer_version", i64::from(TOKENIZER_VERSION).into())?;
+    set_meta(
+        db,
+        "redaction",
+        Settings::current(host_patterns).to_json().as_str().into(),
+    )?;
     Ok(true)
+}
+
+/// What `sessions_set_redaction(patterns_json)` reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RedactionChange {
+    /// Version of the default patterns.
+    pub version: u32,
+    /// The host patterns now stored.
+    pub patterns: usize,
+    /// Whether they differ from the ones before, so the index is rebuilt.
+    pub changed: bool,
+    /// Messages waiting to be (re-)indexed.
+    pub pending: i64,
+}
+
+/// `sessions_set_redaction(patterns_json)`: stores the host's redaction
+/// patterns in the database, so every connection and replica redacts alike.
+/// A change empties the index and reconciliation re-indexes every message
+/// under the new patterns; until then searches return only what has been
+/// re-indexed (with `indexing: true`), never text redacted the old way.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`] naming a pattern that does not compile;
+/// [`Error::Schema`] before `sessions_init()`.
+pub fn set_redaction(db: &dyn Connection, patterns: Vec<String>) -> Result<RedactionChange> {
+    Redactor::new(&patterns)
+        .map_err(|e| Error::InvalidArgument(format!("sessions_set_redaction: {e}")))?;
+    require_schema(db, "sessions_set_redaction")?;
+    let count = patterns.len();
+    let settings = Settings::current(patterns);
+    let changed = atomically(db, || {
+        ensure_index_current(db)?;
+        if redaction_settings(db)? == settings {
+            return Ok(false);
+        }
+        start_rebuild(db)?;
+        set_meta(db, "redaction", settings.to_json().as_str().into())?;
+        Ok(true)
+    })?;
+    Ok(RedactionChange {
+        version: REDACTION_VERSION,
+        patterns: count,
+        changed,
+        pending: pending(db)?,
+    })
 }
 
 /// Number of nodes waiting to be indexed.
@@ -318,11 +425,12 @@ fn has_pending(db: &dyn Connection) -> Result<bool> {
 }
 
 /// The slice of reconciliation every read starts: when there is work (a
-/// backlog, or an index built by another tokenizer version), indexes up to
-/// `max_rows`; with none it only reads, so read-only connections can search.
+/// backlog, or an index built by another tokenizer version or default
+/// redaction set), indexes up to `max_rows`; with none it only reads, so
+/// read-only connections can search.
 /// Returns whether work remains.
 pub(crate) fn catch_up(db: &dyn Connection, max_rows: i64) -> Result<bool> {
-    let current = meta(db, "tokenizer_version")?.as_i64() == Some(i64::from(TOKENIZER_VERSION));
+    let current = index_current(db)?;
     if current && !has_pending(db)? {
         return Ok(false);
     }
@@ -349,11 +457,11 @@ pub fn background_slice(db: &dyn Connection, max_rows: i64) -> Result<bool> {
     catch_up(db, max_rows)
 }
 
-/// Indexes up to `max_rows` backlog nodes, oldest first, and returns how
+/// Indexes up to `max_rows` backlog nodes, newest first, and returns how
 /// many it indexed.
 pub fn reconcile_slice(db: &dyn Connection, max_rows: i64) -> Result<i64> {
     atomically(db, || {
-        ensure_tokenizer_current(db)?;
+        ensure_index_current(db)?;
         db.query(RECONCILE_INDEX_SQL, &[max_rows.into()])?;
         db.query(RECONCILE_MARK_SQL, &[max_rows.into()])?;
         Ok(db
@@ -429,6 +537,8 @@ fn read_status(db: &dyn Connection, check_integrity: bool) -> Result<Status> {
     Ok(Status {
         schema_version: meta(db, "schema_version")?.as_i64().unwrap_or(0),
         tokenizer_version: TOKENIZER_VERSION,
+        redaction_version: REDACTION_VERSION,
+        redaction_patterns: redaction_settings(db)?.patterns.len(),
         messages: count("SELECT count(*) FROM messages")?,
         indexed: count(
             "SELECT count(*) FROM session_search_nodes

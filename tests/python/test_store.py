@@ -127,8 +127,9 @@ class InitTest(StoreTestCase):
         self.assertEqual(first, second)
         self.assertEqual(
             first,
-            {"schema_version": 3, "tokenizer_version": 2, "messages": 0, "indexed": 0,
-             "pending": 0, "indexing": "immediate"},
+            {"schema_version": 4, "tokenizer_version": 3, "redaction_version": 1,
+             "redaction_patterns": 0, "messages": 0, "indexed": 0, "pending": 0,
+             "indexing": "immediate"},
         )
         self.assertEqual(schema, conn.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall())
         names = {row[1] for row in schema}
@@ -156,8 +157,8 @@ class InitTest(StoreTestCase):
 
     def test_newer_schema_version_is_refused(self):
         conn = store()
-        conn.execute("UPDATE session_search_meta SET value = 4 WHERE key = 'schema_version'")
-        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 4", "upgrade")
+        conn.execute("UPDATE session_search_meta SET value = 5 WHERE key = 'schema_version'")
+        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 5", "upgrade")
 
     def test_missing_column_is_named_and_nothing_is_created(self):
         conn = connect()

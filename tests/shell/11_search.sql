@@ -121,18 +121,36 @@ SELECT * FROM hits;
 DELETE FROM probe;
 SELECT sessions_search('deploy', '{"caller":"agent:main:cli:1","visibility":"all","maxBytes":2}');
 SELECT length(json_extract(sessions_search('deploy', '{"caller":"agent:main:cli:1","visibility":"all","maxBytes":400}'), '$.results')) <= 400;
--- redact: host patterns added to the defaults; a group named secret
--- redacts only itself. A match only inside a secret is not returned.
+-- redact: a request's own patterns, added to the defaults, redact its
+-- excerpts (a group named secret redacts only itself). They do not change
+-- the index, so the words inside them are still found.
 INSERT INTO messages(id, session_key, role, content, created_at) VALUES
   (30, 'agent:main:cli:1', 'user', 'the codename-falcon launch and vault pin 8391 are ready', 1700);
 SELECT json_extract(sessions_search('launch', '{"caller":"agent:main:cli:1"}'), '$.results[0].snippet');
 SELECT json_extract(sessions_search('launch', '{"caller":"agent:main:cli:1","redact":["codename-[a-z]+"]}'), '$.results[0].snippet');
 SELECT json_extract(sessions_search('launch', '{"caller":"agent:main:cli:1","redact":["codename-[a-z]+","vault pin (?P<secret>[0-9]+)"]}'), '$.results[0].snippet');
-SELECT sessions_search('falcon', '{"caller":"agent:main:cli:1","redact":["codename-[a-z]+"]}');
-SELECT sessions_search('8391', '{"caller":"agent:main:cli:1","redact":["vault pin (?P<secret>[0-9]+)"]}');
-SELECT json_array_length(sessions_search('falcon', '{"caller":"agent:main:cli:1"}'), '$.results');
+SELECT json_extract(sessions_search('falcon', '{"caller":"agent:main:cli:1","redact":["codename-[a-z]+"]}'), '$.results[0].snippet');
 SELECT sessions_search('launch', '{"caller":"agent:main:cli:1","redact":["("]}');
 SELECT sessions_search('launch', '{"caller":"agent:main:cli:1","redact":"codename"}');
+-- Patterns stored with sessions_set_redaction() redact the index itself:
+-- every message is re-indexed through reconciliation, then nothing inside
+-- them is found, and excerpts and history are redacted without asking.
+SELECT sessions_set_redaction('["codename-[a-z]+","vault pin (?P<secret>[0-9]+)"]');
+SELECT sessions_reconcile(100000);
+SELECT json_extract(sessions_search('launch', '{"caller":"agent:main:cli:1"}'), '$.results[0].snippet');
+SELECT sessions_search('falcon', '{"caller":"agent:main:cli:1"}');
+SELECT sessions_search('codename*', '{"caller":"agent:main:cli:1"}');
+SELECT sessions_search('8391', '{"caller":"agent:main:cli:1"}');
+SELECT json_extract(sessions_history('agent:main:cli:1', '{"caller":"agent:main:cli:1","around":30,"before":0,"after":0}'), '$.messages[0].text');
+SELECT json_extract(sessions_status(), '$.redaction_patterns');
+-- The same patterns again change nothing; bad ones are refused and keep
+-- the stored ones.
+SELECT sessions_set_redaction('["codename-[a-z]+","vault pin (?P<secret>[0-9]+)"]');
+SELECT sessions_set_redaction('["ok", "("]');
+SELECT sessions_set_redaction('codename');
+SELECT sessions_set_redaction('[]');
+SELECT sessions_reconcile(100000);
+SELECT json_extract(sessions_search('falcon', '{"caller":"agent:main:cli:1"}'), '$.results[0].snippet');
 -- A fake API key: redacted in the excerpt; searching for the key, or any
 -- part of it, returns nothing.
 INSERT INTO messages(id, session_key, role, content, created_at) VALUES

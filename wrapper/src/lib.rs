@@ -38,7 +38,7 @@ pub use session_search_engine::history::{
 };
 pub use session_search_engine::scope::Visibility;
 pub use session_search_engine::search::{Hit, Order, SearchOptions, SearchResponse};
-pub use session_search_engine::store::{IndexingMode, Progress, Status};
+pub use session_search_engine::store::{IndexingMode, Progress, RedactionChange, Status};
 pub use session_search_engine::tokenizer;
 pub use store::{NewMessage, NewSession, Role, SearchRequest, Store, StoreOptions};
 

@@ -6,7 +6,7 @@ use crate::{Error, Result};
 use rusqlite::{params, Connection, OptionalExtension};
 use session_search_engine::history::{self, HistoryOptions, HistoryResponse};
 use session_search_engine::search::{self, SearchOptions, SearchResponse};
-use session_search_engine::store::{self, IndexingMode, Progress, Status};
+use session_search_engine::store::{self, IndexingMode, Progress, RedactionChange, Status};
 use std::path::Path;
 use std::time::Duration;
 
@@ -363,6 +363,18 @@ impl Store {
     /// [`Error::Sqlite`] on database failure.
     pub fn set_indexing(&self, mode: IndexingMode) -> Result<IndexingMode> {
         Ok(store::set_indexing(&Rusqlite(&self.conn), mode)?)
+    }
+
+    /// Stores the host's redaction patterns (`sessions_set_redaction`):
+    /// regular expressions, a group named `secret` redacting only itself.
+    /// A change re-indexes every message through reconciliation.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Store`] naming a pattern that does not compile.
+    pub fn set_redaction(&self, patterns: &[&str]) -> Result<RedactionChange> {
+        let patterns = patterns.iter().map(|p| (*p).to_owned()).collect();
+        Ok(store::set_redaction(&Rusqlite(&self.conn), patterns)?)
     }
 }
 

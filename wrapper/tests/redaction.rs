@@ -956,7 +956,7 @@ fn host_patterns_redact_in_search_and_history() {
 }
 
 #[test]
-fn a_search_matching_only_inside_a_host_pattern_secret_returns_nothing() {
+fn stored_host_patterns_keep_their_secrets_out_of_the_index() {
     let store = store();
     session(&store, KEY, "main", None);
     say(
@@ -966,14 +966,36 @@ fn a_search_matching_only_inside_a_host_pattern_secret_returns_nothing() {
         "ticket ACME-7Q2XK9LM4P0Z is done",
         10,
     );
-    let patterns = Some(vec![r"ACME-[0-9A-Z]{12}".to_owned()]);
-    assert!(snippet_with(&store, "7Q2XK9LM4P0Z", None).is_some());
-    assert_eq!(snippet_with(&store, "7Q2XK9LM4P0Z", patterns.clone()), None);
+    let request_only = Some(vec![r"ACME-[0-9A-Z]{12}".to_owned()]);
+    // A request's own patterns redact its excerpt but not the index.
     assert_eq!(
-        snippet_with(&store, "ACME-7Q2XK9LM4P0Z", patterns.clone()),
-        None
+        snippet_with(&store, "7Q2XK9LM4P0Z", request_only).as_deref(),
+        Some("ticket [REDACTED] is done")
     );
-    assert!(snippet_with(&store, "ticket", patterns).is_some());
+    let change = store.set_redaction(&[r"ACME-[0-9A-Z]{12}"]).unwrap();
+    assert!(change.changed && change.pending == 1, "{change:?}");
+    assert!(store.reconcile(1000).unwrap().done);
+    for query in [
+        "7Q2XK9LM4P0Z",
+        "ACME-7Q2XK9LM4P0Z",
+        "7q2x*",
+        "acme*",
+        "ticket 7Q2XK*",
+    ] {
+        assert_eq!(snippet_with(&store, query, None), None, "{query}");
+    }
+    assert_eq!(
+        snippet_with(&store, "ticket", None).as_deref(),
+        Some("ticket [REDACTED] is done")
+    );
+    assert_eq!(history_with(&store, None), "ticket [REDACTED] is done");
+    let unchanged = store.set_redaction(&[r"ACME-[0-9A-Z]{12}"]).unwrap();
+    assert!(
+        !unchanged.changed && unchanged.pending == 0,
+        "{unchanged:?}"
+    );
+    let err = store.set_redaction(&["("]).unwrap_err().to_string();
+    assert!(err.contains("redaction pattern \"(\" is invalid"), "{err}");
 }
 
 #[test]

@@ -17,6 +17,10 @@
 //! search for `main` finds `main.py`, as with FTS5's `unicode61`. Each token is
 //! folded by the `fold` module and cut to [`MAX_TOKEN_BYTES`].
 //!
+//! The redaction marker [`REDACTED`] is never a token: it stands where a
+//! secret was, so no query can match it; the text on either side is
+//! tokenized as if the marker were a space.
+//!
 //! ASCII fast path: ASCII punctuation and white space never belong to a token,
 //! so the input is first cut at them; a piece that is pure ASCII is one token
 //! (lower-cased) without running the UAX #29 segmenter, which would find the
@@ -48,6 +52,7 @@ mod script;
 pub use fold::Folder;
 pub use script::{continues_run, is_spaceless};
 
+use crate::redact::REDACTED;
 use std::fmt;
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -58,7 +63,7 @@ pub const MAX_TOKEN_BYTES: usize = 256;
 
 /// Version of the token stream. Bump it whenever a change to this module
 /// changes any token, so databases indexed by an older version are rebuilt.
-pub const TOKENIZER_VERSION: u32 = 2;
+pub const TOKENIZER_VERSION: u32 = 3;
 
 /// The token that follows a run of a spaceless script when more tokens
 /// follow it; it cannot come from text, since control characters are never
@@ -203,7 +208,11 @@ impl Tokenizer {
         let mut offset = 0;
         for chunk in text.utf8_chunks() {
             let valid = chunk.valid();
-            self.tokenize_str(valid, offset, emit)?;
+            let mut at = offset;
+            for part in valid.split(REDACTED) {
+                self.tokenize_str(part, at, emit)?;
+                at += part.len() + REDACTED.len();
+            }
             offset += valid.len() + chunk.invalid().len();
         }
         Ok(())

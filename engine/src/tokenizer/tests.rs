@@ -249,3 +249,20 @@ fn variation_selector_inside_a_run_keeps_it_whole() {
         &[("葛", "葛\u{E0100}"), ("飾", "飾"), ("区", "区")],
     );
 }
+
+#[test]
+fn the_redaction_marker_is_never_a_token() {
+    assert_tokens(
+        &["cjk", "1"],
+        "key [REDACTED] redacted 東京[REDACTED]大阪",
+        &[
+            ("key", "key"),
+            ("redacted", "redacted"),
+            ("東", "東"),
+            ("京", "京"),
+            (RUN_BOUNDARY, ""),
+            ("大", "大"),
+            ("阪", "阪"),
+        ],
+    );
+}

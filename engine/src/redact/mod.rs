@@ -1,0 +1,524 @@
+//! Redaction: finding secrets in text before any of it is indexed or leaves
+//! the engine.
+//!
+//! A [`Redactor`] holds the default patterns ([`patterns::DEFAULT_SHAPES`]:
+//! API keys and tokens by their published shapes, private key blocks,
+//! credentials in assignments, URLs, JSON, XML, command lines and prose)
+//! plus patterns a host adds. Write-time redaction uses the defaults and the
+//! host patterns stored in the database ([`Settings`]), so the index never
+//! holds a secret's characters; excerpts and history are redacted again on
+//! the way out, with any per-query patterns too.
+//!
+//! Hard-wrapped secrets: the patterns run on the text as written and on a
+//! view with every line break between two non-space characters removed (and
+//! the next line's indentation), so a secret broken anywhere is seen whole.
+//! Only matches that cross such a break are taken from the joined view, and
+//! a plain word that starts the line after a secret is not taken with it.
+//!
+//! Cost: each pattern is one linear scan of each view (the `regex` crate
+//! guarantees linear time), so redaction is linear in the text.
+
+pub mod patterns;
+
+use patterns::{Check, Shape, DEFAULT_SHAPES, REDACTION_VERSION};
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use std::ops::Range;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// What replaces every secret, in the index and in everything returned. It
+/// is never a token (see the tokenizer), so no query matches it.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Texts longer than this are redacted on the way out only in a window
+/// around the excerpt position, wide enough for any pattern (PEM keys are a
+/// few KB). The index is always built from the whole text, redacted.
+pub const REDACTION_WINDOW: usize = 64 * 1024;
+
+/// A compiled pattern.
+#[derive(Debug, Clone)]
+struct Compiled {
+    regex: Regex,
+    word_start: bool,
+    check: Check,
+    /// The groups that hold the secret; empty: the whole match.
+    groups: Vec<usize>,
+}
+
+impl Compiled {
+    fn new(pattern: &str, word_start: bool, check: Check) -> Result<Compiled, regex::Error> {
+        let regex = Regex::new(pattern)?;
+        let groups = regex
+            .capture_names()
+            .enumerate()
+            .filter(|(_, name)| name.is_some_and(|n| n.starts_with("secret")))
+            .map(|(i, _)| i)
+            .collect();
+        Ok(Compiled {
+            regex,
+            word_start,
+            check,
+            groups,
+        })
+    }
+
+    /// Adds the secrets this pattern finds in `view` to `out`.
+    fn scan(&self, view: &View<'_>, out: &mut Vec<Range<usize>>) {
+        let text: &str = &view.text;
+        let mut at = 0;
+        while at <= text.len() {
+            let Some(captures) = self.regex.captures_at(text, at) else {
+                break;
+            };
+            let whole = captures.get(0).expect("group 0 always matches");
+            if self.word_start && !view.starts_word(whole.start()) {
+                at = view.next_word_start(whole.start());
+                continue;
+            }
+            let mut push = |m: regex::Match<'_>| {
+                if !m.is_empty() && self.check.accepts(m.as_str()) {
+                    out.push(m.range());
+                }
+            };
+            if self.groups.is_empty() {
+                push(whole);
+            } else {
+                self.groups
+                    .iter()
+                    .filter_map(|&g| captures.get(g))
+                    .for_each(&mut push);
+            }
+            at = if whole.is_empty() {
+                next_char(text, whole.end())
+            } else {
+                whole.end()
+            };
+        }
+    }
+}
+
+fn next_char(text: &str, at: usize) -> usize {
+    text[at..]
+        .chars()
+        .next()
+        .map_or(text.len() + 1, |c| at + c.len_utf8())
+}
+
+impl Check {
+    fn accepts(self, secret: &str) -> bool {
+        match self {
+            Check::None => true,
+            Check::Random => looks_random(secret),
+            Check::NotProse => {
+                let word = secret
+                    .trim_end_matches(|c: char| c.is_ascii_punctuation())
+                    .to_ascii_lowercase();
+                !word.is_empty() && !PROSE_WORDS.contains(&word.as_str())
+            }
+        }
+    }
+}
+
+/// Words that follow "the password is" in sentences about passwords rather
+/// than in sentences that give one.
+const PROSE_WORDS: &[&str] = &[
+    "a",
+    "also",
+    "an",
+    "asked",
+    "at",
+    "available",
+    "bad",
+    "being",
+    "blank",
+    "case",
+    "changed",
+    "checked",
+    "configured",
+    "correct",
+    "defined",
+    "different",
+    "empty",
+    "encrypted",
+    "expired",
+    "exposed",
+    "false",
+    "fine",
+    "for",
+    "generated",
+    "given",
+    "gone",
+    "good",
+    "hashed",
+    "here",
+    "hidden",
+    "in",
+    "incorrect",
+    "invalid",
+    "it",
+    "just",
+    "known",
+    "leaked",
+    "long",
+    "missing",
+    "my",
+    "needed",
+    "no",
+    "none",
+    "not",
+    "now",
+    "null",
+    "ok",
+    "okay",
+    "on",
+    "only",
+    "optional",
+    "our",
+    "provided",
+    "removed",
+    "required",
+    "reset",
+    "revoked",
+    "right",
+    "rotated",
+    "same",
+    "saved",
+    "sent",
+    "set",
+    "short",
+    "shown",
+    "still",
+    "stored",
+    "strong",
+    "that",
+    "the",
+    "their",
+    "there",
+    "this",
+    "too",
+    "true",
+    "undefined",
+    "unknown",
+    "unset",
+    "used",
+    "valid",
+    "verified",
+    "very",
+    "visible",
+    "weak",
+    "what",
+    "wrong",
+    "yes",
+    "your",
+];
+
+/// Whether a value found only by a nearby keyword looks like a generated
+/// secret rather than a word or an identifier: letters and digits mixed, or
+/// long with both cases and a digit or symbol.
+fn looks_random(secret: &str) -> bool {
+    let count = |f: fn(&char) -> bool| secret.chars().filter(f).count();
+    let (lower, upper, digits) = (
+        count(char::is_ascii_lowercase),
+        count(char::is_ascii_uppercase),
+        count(char::is_ascii_digit),
+    );
+    let letters = lower + upper;
+    let symbols = secret.chars().count() - letters - digits;
+    secret.len() >= 16
+        && ((digits >= 2 && letters >= 4) || (lower >= 2 && upper >= 2 && digits + symbols >= 1))
+}
+
+/// The default patterns, compiled once.
+fn defaults() -> &'static [Compiled] {
+    static COMPILED: OnceLock<Vec<Compiled>> = OnceLock::new();
+    COMPILED.get_or_init(|| {
+        DEFAULT_SHAPES
+            .iter()
+            .map(|shape: &Shape| {
+                Compiled::new(shape.pattern, shape.word_start, shape.check).unwrap_or_else(|e| {
+                    panic!("default pattern of {} is invalid: {e}", shape.family)
+                })
+            })
+            .collect()
+    })
+}
+
+/// A set of secret patterns: the defaults plus a host's.
+#[derive(Debug, Clone)]
+pub struct Redactor {
+    extra: Vec<Compiled>,
+}
+
+impl Redactor {
+    /// The default patterns plus `extra`, regular expressions in the syntax
+    /// of the `regex` crate (a group named `secret` redacts only itself).
+    ///
+    /// # Errors
+    ///
+    /// The first extra pattern that does not compile, with the reason.
+    pub fn new<S: AsRef<str>>(extra: &[S]) -> Result<Redactor, String> {
+        let extra = extra
+            .iter()
+            .map(|p| {
+                Compiled::new(p.as_ref(), false, Check::None)
+                    .map_err(|e| format!("redaction pattern {:?} is invalid: {e}", p.as_ref()))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Redactor { extra })
+    }
+
+    /// This redactor with `more` patterns added.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Redactor::new`].
+    pub fn with<S: AsRef<str>>(&self, more: &[S]) -> Result<Redactor, String> {
+        let mut redactor = Redactor::new(more)?;
+        redactor.extra.splice(0..0, self.extra.iter().cloned());
+        Ok(redactor)
+    }
+
+    fn patterns(&self) -> impl Iterator<Item = &Compiled> {
+        defaults().iter().chain(&self.extra)
+    }
+
+    /// The byte ranges of `text` that are secret, sorted and merged.
+    pub fn secret_spans(&self, text: &str) -> Vec<Range<usize>> {
+        let mut spans = Vec::new();
+        let plain = View::plain(text);
+        for pattern in self.patterns() {
+            pattern.scan(&plain, &mut spans);
+        }
+        let joined = View::joined(text);
+        if !joined.joins.is_empty() {
+            let mut found = Vec::new();
+            for pattern in self.patterns() {
+                pattern.scan(&joined, &mut found);
+            }
+            spans.extend(
+                found
+                    .into_iter()
+                    .filter_map(|span| joined.across_joins(span))
+                    .map(|span| joined.original(span)),
+            );
+        }
+        merge(spans)
+    }
+
+    /// `text` with every secret replaced by [`REDACTED`].
+    pub fn redact(&self, text: &str) -> String {
+        replace_spans(text, &self.secret_spans(text))
+    }
+}
+
+/// Redaction settings stored in the database (`session_search_meta` key
+/// `redaction`): the version of the default set the index was built with
+/// and the host's patterns. Serialised as compact JSON, the argument the
+/// triggers pass to `sessions_text`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// [`REDACTION_VERSION`] of the extension that built the index.
+    pub version: u32,
+    /// The host's patterns.
+    pub patterns: Vec<String>,
+}
+
+impl Settings {
+    /// The current default set with `patterns`.
+    pub fn current(patterns: Vec<String>) -> Settings {
+        Settings {
+            version: REDACTION_VERSION,
+            patterns,
+        }
+    }
+
+    /// The JSON stored in the database.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("settings serialise")
+    }
+
+    /// The redactor of stored settings `json`, compiled once per distinct
+    /// settings, for redacting what is returned: settings of another default
+    /// set still give the defaults of this build.
+    ///
+    /// # Errors
+    ///
+    /// Settings that do not parse, or a host pattern that does not compile.
+    pub fn redactor(json: &str) -> Result<Arc<Redactor>, String> {
+        Ok(Settings::compiled(json)?.1)
+    }
+
+    /// The redactor of stored settings `json` for indexing, which must use
+    /// the default set the rest of the index was built with.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Settings::redactor`], and settings of another default set
+    /// (`sessions_init()` or reconciliation then re-indexes first).
+    pub fn indexing_redactor(json: &str) -> Result<Arc<Redactor>, String> {
+        let (version, redactor) = Settings::compiled(json)?;
+        if version != REDACTION_VERSION {
+            return Err(format!(
+                "the index was built with default redaction set {version} but this session-search has set {REDACTION_VERSION}; run SELECT sessions_init() to re-index"
+            ));
+        }
+        Ok(redactor)
+    }
+
+    fn compiled(json: &str) -> Result<(u32, Arc<Redactor>), String> {
+        type Entry = (String, u32, Arc<Redactor>);
+        static CACHE: Mutex<Option<Entry>> = Mutex::new(None);
+        let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((key, version, redactor)) = cache.as_ref() {
+            if key == json {
+                return Ok((*version, Arc::clone(redactor)));
+            }
+        }
+        let settings: Settings = serde_json::from_str(json).map_err(|e| {
+            format!("the stored redaction settings are invalid ({e}); run SELECT sessions_init()")
+        })?;
+        let redactor = Arc::new(Redactor::new(&settings.patterns)?);
+        *cache = Some((json.to_owned(), settings.version, Arc::clone(&redactor)));
+        Ok((settings.version, redactor))
+    }
+}
+
+/// A text the patterns run on: the original, or the original with its line
+/// breaks between non-space characters removed.
+struct View<'a> {
+    text: std::borrow::Cow<'a, str>,
+    /// Where lines were joined: the offset in `text` and the bytes removed
+    /// there and before, in increasing order.
+    joins: Vec<(usize, usize)>,
+}
+
+impl<'a> View<'a> {
+    fn plain(text: &'a str) -> View<'a> {
+        View {
+            text: text.into(),
+            joins: Vec::new(),
+        }
+    }
+
+    /// The text with every line break (`\n`, `\r\n` or `\r`, with trailing
+    /// and leading tabs and spaces of the lines around it) that has a
+    /// non-space character on both sides removed.
+    fn joined(original: &'a str) -> View<'a> {
+        let bytes = original.as_bytes();
+        let mut text = String::new();
+        let mut joins = Vec::new();
+        let mut removed = 0;
+        let mut copied = 0;
+        let mut at = 0;
+        while let Some(offset) = original[at..].find(['\n', '\r']) {
+            let start = at + offset;
+            let mut end = start + 1;
+            if bytes[start] == b'\r' && bytes.get(end) == Some(&b'\n') {
+                end += 1;
+            }
+            while matches!(bytes.get(end), Some(b' ' | b'\t')) {
+                end += 1;
+            }
+            let before = original[..start].chars().next_back();
+            let after = original[end..].chars().next();
+            if before.is_some_and(|c| !c.is_whitespace())
+                && after.is_some_and(|c| !c.is_whitespace())
+            {
+                text.push_str(&original[copied..start]);
+                removed += end - start;
+                joins.push((text.len(), removed));
+                copied = end;
+            }
+            at = end;
+        }
+        if joins.is_empty() {
+            return View::plain(original);
+        }
+        text.push_str(&original[copied..]);
+        View {
+            text: text.into(),
+            joins,
+        }
+    }
+
+    fn is_join(&self, at: usize) -> bool {
+        self.joins.binary_search_by_key(&at, |j| j.0).is_ok()
+    }
+
+    /// Whether a word can start at `at`: the text's start, after a byte that
+    /// is not an ASCII letter, digit or `_`, or where lines were joined.
+    fn starts_word(&self, at: usize) -> bool {
+        let before = |at: usize| self.text.as_bytes()[at - 1];
+        at == 0 || !(before(at).is_ascii_alphanumeric() || before(at) == b'_') || self.is_join(at)
+    }
+
+    /// The first position after `at` where a word can start.
+    fn next_word_start(&self, at: usize) -> usize {
+        let mut next = next_char(&self.text, at);
+        while next < self.text.len() && !self.starts_word(next) {
+            next = next_char(&self.text, next);
+        }
+        next
+    }
+
+    /// `span` if it crosses a join, cut before the last join it crosses
+    /// when what follows that join is a plain word (`…key⏎Next line`) and
+    /// the part before is not itself made of plain letters.
+    fn across_joins(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let first = self.joins.partition_point(|j| j.0 <= span.start);
+        let inside = &self.joins[first..self.joins.partition_point(|j| j.0 < span.end)];
+        let last = inside.last()?.0;
+        let tail = &self.text[last..span.end];
+        let head = &self.text[span.start..last];
+        let plain = |s: &str| {
+            let mut chars = s.chars();
+            chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+                && chars.all(|c| c.is_ascii_lowercase())
+        };
+        if tail.len() >= 2 && plain(tail) && !head.chars().all(|c| c.is_ascii_alphabetic()) {
+            return Some(span.start..last);
+        }
+        Some(span)
+    }
+
+    /// The original byte range of `span`.
+    fn original(&self, span: Range<usize>) -> Range<usize> {
+        let removed_up_to = |at: usize, inclusive: bool| {
+            let n = self
+                .joins
+                .partition_point(|j| if inclusive { j.0 <= at } else { j.0 < at });
+            n.checked_sub(1).map_or(0, |i| self.joins[i].1)
+        };
+        span.start + removed_up_to(span.start, true)..span.end + removed_up_to(span.end, false)
+    }
+}
+
+/// Sorts ranges and merges overlapping or touching ones.
+fn merge(mut spans: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    spans.sort_by_key(|s| s.start);
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(spans.len());
+    for span in spans {
+        match merged.last_mut() {
+            Some(last) if span.start <= last.end => last.end = last.end.max(span.end),
+            _ => merged.push(span),
+        }
+    }
+    merged
+}
+
+/// `text` with each of the sorted, disjoint `spans` replaced by [`REDACTED`].
+pub fn replace_spans(text: &str, spans: &[Range<usize>]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for span in spans {
+        out.push_str(&text[at..span.start]);
+        out.push_str(REDACTED);
+        at = span.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,275 @@
+//! The default secret patterns, grouped by family (the README lists the
+//! families). Written from the providers' published token formats.
+//!
+//! Each pattern either redacts its whole match or, when it has groups whose
+//! names start with `secret`, only those groups (the value of `PASSWORD=…`,
+//! not the name). Patterns run on the text as written and on its
+//! line-joined view (see the parent module), so a hard-wrapped secret is
+//! seen whole. A pattern marked [`Shape::word_start`] must start a word: at
+//! the start of the text, after a character that is not an ASCII letter,
+//! digit or `_`, or where two lines were joined. That is checked in code
+//! rather than with `\b`, so a secret whose line was joined to the line
+//! above still starts a word.
+
+/// Version of the default set. Bump it whenever a pattern changes what it
+/// redacts: databases indexed under another version are re-indexed.
+pub const REDACTION_VERSION: u32 = 1;
+
+/// What a match must also satisfy to count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// Nothing more.
+    None,
+    /// The secret looks random (see `looks_random`): for values found only
+    /// by a nearby keyword, with no shape of their own.
+    Random,
+    /// The secret is not a common word of prose (`the password is
+    /// required`): for passwords stated in sentences.
+    NotProse,
+}
+
+/// One default pattern.
+#[derive(Debug, Clone, Copy)]
+pub struct Shape {
+    /// The family it belongs to, as the README names it.
+    pub family: &'static str,
+    /// A regular expression in the syntax of the `regex` crate.
+    pub pattern: &'static str,
+    /// The match must start a word.
+    pub word_start: bool,
+    /// The extra condition on the secret.
+    pub check: Check,
+}
+
+const fn word(family: &'static str, pattern: &'static str) -> Shape {
+    Shape {
+        family,
+        pattern,
+        word_start: true,
+        check: Check::None,
+    }
+}
+
+const fn anywhere(family: &'static str, pattern: &'static str) -> Shape {
+    Shape {
+        family,
+        pattern,
+        word_start: false,
+        check: Check::None,
+    }
+}
+
+const fn checked(family: &'static str, pattern: &'static str, check: Check) -> Shape {
+    Shape {
+        family,
+        pattern,
+        word_start: false,
+        check,
+    }
+}
+
+/// A secret value after a name or flag: a double- or single-quoted string,
+/// or a run up to white space, a quote or a separator.
+macro_rules! value {
+    () => {
+        r#"(?:"(?P<secret_dq>(?:[^"\\\n]|\\.)+)"|'(?P<secret_sq>[^'\n]+)'|(?P<secret>[^\s"',;<>]+))"#
+    };
+}
+
+/// A name that says its value is secret: a keyword as the last part of a
+/// snake, kebab, dotted or camel case name (`DB_PASS`, `dbPassword`,
+/// `signingKey`), optionally followed by parts that still name the secret
+/// (`client-key-data`, `secret_key_base`, `auth_token`) but not by others
+/// (`KeyError`, `tokenizer`, `keyboard`).
+macro_rules! secret_name {
+    () => {
+        concat!(
+            r"(?:(?:[A-Za-z0-9]+[_.\-])*",
+            r"(?i:pass(?:word|wd|phrase|code)?|pwd|secret|token|credentials?|auth|api_?key|access_?key|private_?key|client_?secret|key|accountkey|sharedaccesskey)",
+            r"|[A-Za-z0-9]*[a-z0-9](?:Pass(?:word|wd|phrase|code)?|Pwd|Secret|Token|Credentials?|Auth|Key|PASSWORD|SECRET|TOKEN|KEY))s?",
+            r"(?:[_.\-]?(?i:key|token|secret|value|data|b64|base64|base|string|str|id|pass|password|phrase|hex|enc|raw|plain|text))*"
+        )
+    };
+}
+
+/// The keyword of a secret name, for forms where the name is free text.
+macro_rules! keyword {
+    () => {
+        r"(?i:pass(?:word|wd|phrase|code)?|pwd|secret|token|credentials?|auth|api[_\- ]?key|access[_\- ]?key|private[_\- ]?key|client[_\- ]?secret)"
+    };
+}
+
+/// The default set.
+pub const DEFAULT_SHAPES: &[Shape] = &[
+    // OpenAI and Anthropic keys (sk-, sk-proj-, sk-svcacct-, sk-ant-api03-, …)
+    word("openai / anthropic", r"sk-[A-Za-z0-9_\-]{16,}"),
+    // Stripe keys and webhook signing secrets
+    word("stripe", r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    word("stripe", r"whsec_[A-Za-z0-9+/=]{20,}"),
+    // GitHub
+    word("github", r"gh[pousr]_[A-Za-z0-9]{20,}"),
+    word("github", r"github_pat_[A-Za-z0-9_]{22,}"),
+    // GitLab
+    word(
+        "gitlab",
+        r"gl(?:pat|ptt|dt|rt|rtr|cbt|soat|ft|imt|agent|oas|wt)-[A-Za-z0-9_\-]{16,}",
+    ),
+    // Slack tokens, app tokens and webhooks
+    word("slack", r"xox[abposre]-[A-Za-z0-9\-]{10,}"),
+    word("slack", r"xapp-[0-9]+-[A-Za-z0-9\-]{10,}"),
+    anywhere(
+        "slack",
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+",
+    ),
+    // AWS access key ids (secret keys are caught by their names)
+    word(
+        "aws",
+        r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA)[0-9A-Z]{16}",
+    ),
+    // Google API keys, OAuth tokens and client secrets, FCM server keys
+    word("google", r"AIza[0-9A-Za-z_\-]{35}"),
+    word("google", r"ya29\.[0-9A-Za-z_\-]{20,}"),
+    word("google", r"GOCSPX-[0-9A-Za-z_\-]{20,}"),
+    word("google", r"AAAA[A-Za-z0-9_\-]{7}:APA91b[A-Za-z0-9_\-]{60,}"),
+    // Hugging Face, npm, PyPI, DigitalOcean, Databricks, Shopify, SendGrid
+    word("hugging face", r"hf_[A-Za-z0-9]{30,}"),
+    word("npm", r"npm_[A-Za-z0-9]{36}"),
+    word("pypi", r"pypi-[A-Za-z0-9_\-]{50,}"),
+    word("digitalocean", r"do[opr]_v1_[a-f0-9]{64}"),
+    word("databricks", r"dapi[a-f0-9]{32}(?:-[0-9]+)?"),
+    word("shopify", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),
+    word("sendgrid", r"SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
+    // Telegram bot tokens, Discord bot tokens
+    anywhere("telegram", r"[0-9]{8,10}:AA[A-Za-z0-9_\-]{33}"),
+    word(
+        "discord",
+        r"[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,}",
+    ),
+    // Twilio API key sids, Mailgun keys
+    word("twilio", r"SK[0-9a-fA-F]{32}"),
+    word("mailgun", r"key-[0-9a-zA-Z]{32}"),
+    // HashiCorp Vault and Terraform Cloud, Doppler, Atlassian
+    word("vault", r"hv[sbr]\.[A-Za-z0-9_\-]{20,}"),
+    word(
+        "terraform",
+        r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{40,}",
+    ),
+    word(
+        "doppler",
+        r"dp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9]{32,}",
+    ),
+    word("atlassian", r"AT(?:ATT|CTT)[A-Za-z0-9_\-=]{40,}"),
+    // age secret keys
+    word("age", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
+    // JSON Web Tokens
+    word(
+        "jwt",
+        r"eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+    ),
+    // PEM private keys (also PGP private key blocks), to their end line or
+    // the end of the text; inside JSON strings the line breaks are `\n`.
+    anywhere(
+        "private key",
+        r"(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
+    ),
+    // PuTTY key files: the private lines and their MAC
+    anywhere(
+        "private key",
+        r"(?s)Private-Lines:.*?(?:Private-MAC:[ \t]*[0-9A-Fa-f]+|\z)",
+    ),
+    // Authorization headers and bearer tokens
+    anywhere(
+        "authorization",
+        r"(?i:bearer)\s+(?P<secret>[A-Za-z0-9._~+/=\-]{8,})",
+    ),
+    anywhere(
+        "authorization",
+        r#"(?i:authorization|proxy-authorization)['"]?\s*[:=]\s*['"]?(?i:basic|token|digest|bearer|apikey)?\s*(?P<secret>[A-Za-z0-9._~+/=\-]{6,})"#,
+    ),
+    // Passwords in URLs: everything between the user and the last `@`
+    // before the host, so passwords holding `/` or `@` are covered.
+    anywhere(
+        "url password",
+        r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@]*:(?P<secret>\S+)@(?:[A-Za-z0-9.\-]+|\[[0-9A-Fa-f:.]+\])",
+    ),
+    // Azure SAS signatures
+    anywhere("azure", r"[?&](?i:sig)=(?P<secret>[A-Za-z0-9%+/=\-_]{16,})"),
+    // Command-line passwords: mysql -p…, sshpass -p, docker login -p,
+    // curl -u user:pass, and flags named like secrets
+    anywhere(
+        "command line",
+        r#"(?i:mysql|mariadb|mysqldump|mysqladmin|mysqlsh)(?:[ \t]+\S+){0,12}?[ \t]+-p['"]?(?P<secret>[^\s'"]+)"#,
+    ),
+    anywhere("command line", r"sshpass\s+-p\s*(?P<secret>\S+)"),
+    anywhere(
+        "command line",
+        r"(?i:docker|podman|helm|buildah|skopeo)(?:[ \t]+\S+){0,12}?[ \t]+(?:-p|--password)(?:=|\s+)(?P<secret>\S+)",
+    ),
+    anywhere(
+        "command line",
+        r#"(?:\s|^)(?:-u|--user)\s+['"]?[^\s:'"]+:(?P<secret>[^\s'"]+)"#,
+    ),
+    anywhere(
+        "command line",
+        concat!(r"--", secret_name!(), r"(?:=|\s+)(?:\\\r?\n\s*)?", value!()),
+    ),
+    // Assignments, YAML, INI, TOML, .env, connection strings: a secret name,
+    // `=`, `:`, `:=` or `=>`, and the value (also on the next, indented line)
+    Shape {
+        family: "assignment",
+        pattern: concat!(
+            secret_name!(),
+            r#"['"]?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?\r?\n[ \t]+)?"#,
+            value!()
+        ),
+        word_start: true,
+        check: Check::NotProse,
+    },
+    // JSON and Python fields named like secrets, string values
+    anywhere(
+        "json field",
+        concat!(
+            r#"["']"#,
+            secret_name!(),
+            r#"["']\s*(?::|=>)\s*(?:"(?P<secret>(?:[^"\\]|\\.)*)"|'(?P<secret_sq>[^'\n]*)')"#
+        ),
+    ),
+    // XML elements named like secrets
+    anywhere(
+        "xml",
+        concat!(r"<", secret_name!(), r"(?:\s[^>]*)?>(?P<secret>[^<]+)</"),
+    ),
+    // .pgpass lines (host:port:database:user:password) and .netrc entries
+    word(
+        "pgpass",
+        r"[A-Za-z0-9_.\-*]+:(?:[0-9]{1,5}|\*):[A-Za-z0-9_.\-*]+:[A-Za-z0-9_.@\-*]+:(?P<secret>(?:\\.|[^\s\\])+)",
+    ),
+    anywhere(
+        "netrc",
+        r"(?i:login|machine)\s+\S+\s+(?:(?i:login)\s+\S+\s+)?(?i:password)\s+(?P<secret>\S+)",
+    ),
+    // Secrets stated in prose, in English and labelled in Chinese, Japanese
+    // and Korean
+    checked(
+        "prose",
+        concat!(
+            r"(?i:password|passphrase|passcode|pin|secret|token|api key|access key)",
+            r"(?:\s+(?i:for|of|to|on)\s+\S+)?",
+            r"\s+(?i:is|was|is now|will be|=|:)\s+['`]?(?P<secret>[^\s'`]+)"
+        ),
+        Check::NotProse,
+    ),
+    anywhere(
+        "prose",
+        r"(?:密码|密碼|口令|密钥|密鑰|令牌|パスワード|暗証番号|トークン|秘密鍵|비밀번호|암호|토큰)\s*(?:[:：=]|是|為|为|は|는|은)?\s*(?P<secret>[\x21-\x7E]+)",
+    ),
+    // A random-looking token a few words after a secret's keyword
+    checked(
+        "keyword nearby",
+        concat!(
+            keyword!(),
+            r"(?:[^\S\r\n]+\S{1,12}){0,3}?(?:[^\S\r\n]*[:=][^\S\r\n]*|[^\S\r\n]+)(?P<secret>[A-Za-z0-9_\-+/=.]{16,})"
+        ),
+        Check::Random,
+    ),
+];

@@ -1,0 +1,145 @@
+use super::*;
+
+fn redact(text: &str) -> String {
+    Redactor::new::<&str>(&[]).unwrap().redact(text)
+}
+
+#[test]
+fn token_shapes_are_replaced_whole() {
+    assert_eq!(
+        redact("use sk-proj-AbCdEf0123456789XyZ0123 now"),
+        "use [REDACTED] now"
+    );
+    assert_eq!(redact("AKIAIOSFODNN7EXAMPLE ok"), "[REDACTED] ok");
+}
+
+#[test]
+fn a_shape_must_start_a_word() {
+    assert_eq!(
+        redact("task-management-system-for-everyone"),
+        "task-management-system-for-everyone"
+    );
+    assert_eq!(redact("monkey=banana"), "monkey=banana");
+}
+
+#[test]
+fn assignments_keep_their_name() {
+    assert_eq!(redact("PASSWORD=hunter2hunter2"), "PASSWORD=[REDACTED]");
+    assert_eq!(
+        redact(r#"{"api_key": "abc\"def"}"#),
+        r#"{"api_key": "[REDACTED]"}"#
+    );
+    assert_eq!(
+        redact("curl --token abcdefgh123 x"),
+        "curl --token [REDACTED] x"
+    );
+    assert_eq!(
+        redact("postgres://admin:s3cretpass@db:5432"),
+        "postgres://admin:[REDACTED]@db:5432"
+    );
+    assert_eq!(redact("DB_PASS=Xq7vLm2p ok"), "DB_PASS=[REDACTED] ok");
+    assert_eq!(redact("dbPassword: 'a b c'"), "dbPassword: '[REDACTED]'");
+}
+
+#[test]
+fn names_that_only_look_like_keywords_are_left_alone() {
+    for text in [
+        "tokenize = 'sessions cjk 1'",
+        "author: Jane Doe",
+        "keyboard=us",
+        "the passport: blue",
+    ] {
+        assert_eq!(redact(text), text);
+    }
+}
+
+#[test]
+fn url_passwords_may_hold_slashes_and_at_signs() {
+    assert_eq!(
+        redact("https://bob:pa/ss@w0rd@git.example.com/repo"),
+        "https://bob:[REDACTED]@git.example.com/repo"
+    );
+}
+
+#[test]
+fn passwords_in_prose_and_cjk_labels() {
+    assert_eq!(
+        redact("my password is Tr0ub4dor&3 ok"),
+        "my password is [REDACTED] ok"
+    );
+    assert_eq!(
+        redact("the password is required here"),
+        "the password is required here"
+    );
+    assert_eq!(redact("密码：Xq7vLm2pQ9 请保管"), "密码：[REDACTED] 请保管");
+    assert_eq!(
+        redact("パスワードはXq7vLm2pQ9です"),
+        "パスワードは[REDACTED]です"
+    );
+}
+
+#[test]
+fn hard_wrapped_tokens_are_followed_to_the_next_line() {
+    let text = "key ghp_0123456789abcdefghijABCDEF\nGHIJKLMNOP0123\n\nnext words";
+    assert_eq!(redact(text), "key [REDACTED]\n\nnext words");
+    let glued = "密钥是ghp_0123456789abcdefghijABCDEFGH请保管好";
+    assert_eq!(redact(glued), "密钥是[REDACTED]请保管好");
+    let cjk = "鍵は ghp_0123456789abcdefghijABCDEFGH。終わり";
+    assert_eq!(redact(cjk), "鍵は [REDACTED]。終わり");
+    let narrow = "token ghp_012345678\n  9abcdefghijABCD\n  EFGH done";
+    assert_eq!(redact(narrow), "token [REDACTED] done");
+    let short_head = "token ghp_\n0123456789abcdefghijABCDEFGHIJ done";
+    assert_eq!(redact(short_head), "token [REDACTED] done");
+    let every_four = "the key is\nghp_\n0123\n4567\n89ab\ncdef\nghij\nABCD\nEFGH\nIJKL\n done";
+    assert_eq!(redact(every_four), "the key is\n[REDACTED]\n done");
+}
+
+#[test]
+fn a_word_after_a_wrapped_secret_is_not_taken_with_it() {
+    let text = "PASSWORD=Xq7vLm2pQ9zz\nand then we moved on";
+    assert_eq!(redact(text), "PASSWORD=[REDACTED]\nand then we moved on");
+    assert_eq!(redact("the quick\nbrown fox"), "the quick\nbrown fox");
+}
+
+#[test]
+fn host_patterns_add_to_the_defaults() {
+    let redactor = Redactor::new(&[r"ACME-[0-9]{6}", r"pin (?P<secret>\d{4})"]).unwrap();
+    assert_eq!(
+        redactor.redact("ACME-123456 pin 1234"),
+        "[REDACTED] pin [REDACTED]"
+    );
+    let err = Redactor::new(&["("]).unwrap_err();
+    assert!(err.contains("redaction pattern \"(\" is invalid"), "{err}");
+}
+
+#[test]
+fn settings_of_another_default_set_are_refused() {
+    let current = Settings::current(vec!["ACME-[0-9]{6}".into()]).to_json();
+    assert_eq!(
+        Settings::indexing_redactor(&current)
+            .unwrap()
+            .redact("id ACME-123456"),
+        "id [REDACTED]"
+    );
+    let old = Settings {
+        version: REDACTION_VERSION + 1,
+        patterns: vec![],
+    };
+    assert!(Settings::redactor(&old.to_json()).is_ok());
+    let err = Settings::indexing_redactor(&old.to_json()).unwrap_err();
+    assert!(err.contains("sessions_init()"), "{err}");
+}
+
+#[test]
+fn overlapping_spans_are_merged() {
+    assert_eq!(merge(vec![5..9, 0..3, 2..6, 12..13]), vec![0..9, 12..13]);
+}
+
+#[test]
+fn joined_offsets_map_back_to_the_original() {
+    let text = "ab\n  cd\r\nef gh";
+    let view = View::joined(text);
+    assert_eq!(view.text, "abcdef gh");
+    assert_eq!(view.original(0..6), 0..11);
+    assert_eq!(&text[view.original(2..4)], "cd");
+}
