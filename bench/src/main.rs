@@ -9,7 +9,9 @@
 //!   FTS5 trigger ([`store`]);
 //! - `search`: `sessions_search` latency on a million messages in spawn
 //!   trees, for `tree` and `agent` visibility, against a `LIKE` scan and an
-//!   OpenClaw-style query on the same database ([`sessions_search`]).
+//!   OpenClaw-style query on the same database ([`sessions_search`]);
+//! - `redaction`: redaction throughput, a 10 MB message indexed, and
+//!   searches that only secrets would match ([`redaction`]).
 //!
 //! Every figure is compared with anchors measured in the same run.
 //! `SESSION_SEARCH_BENCH_SCALE` (default 1.0) scales every size, for quick
@@ -19,6 +21,7 @@
 mod child;
 mod corpus;
 mod memory;
+mod redaction;
 mod report;
 mod rng;
 mod search;
@@ -46,11 +49,13 @@ pub enum Part {
     Store,
     /// `sessions_search` latency with visibility.
     Search,
+    /// The cost of redaction.
+    Redaction,
 }
 
 impl Part {
     /// Every part, in the order a full run executes them.
-    pub const ALL: [Part; 3] = [Part::Tokenizer, Part::Store, Part::Search];
+    pub const ALL: [Part; 4] = [Part::Tokenizer, Part::Store, Part::Search, Part::Redaction];
 
     /// The name that selects it on the command line.
     pub fn name(self) -> &'static str {
@@ -58,6 +63,7 @@ impl Part {
             Part::Tokenizer => "tokenizer",
             Part::Store => "store",
             Part::Search => "search",
+            Part::Redaction => "redaction",
         }
     }
 
@@ -67,6 +73,7 @@ impl Part {
             Part::Tokenizer => tokenizers::run(scale, work),
             Part::Store => store::run(scale, work),
             Part::Search => sessions_search::run(scale, work),
+            Part::Redaction => redaction::run(scale, work),
         }
     }
 }
