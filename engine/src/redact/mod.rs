@@ -62,7 +62,8 @@ impl Compiled {
         })
     }
 
-    /// Adds the secrets this pattern finds in `view` to `out`.
+    /// Adds the secrets this pattern finds in `view` to `out` (see
+    /// [`View::secret_of`]).
     fn scan(&self, view: &View<'_>, out: &mut Vec<Range<usize>>) {
         let text: &str = &view.text;
         let mut at = 0;
@@ -77,7 +78,7 @@ impl Compiled {
             }
             let mut push = |m: regex::Match<'_>| {
                 if !m.is_empty() && self.check.accepts(m.as_str()) {
-                    out.push(m.range());
+                    out.extend(view.secret_of(whole.range(), m.range()));
                 }
             };
             if self.groups.is_empty() {
@@ -291,16 +292,14 @@ impl Redactor {
         }
         let joined = View::joined(text);
         if !joined.joins.is_empty() {
+            for span in &mut spans {
+                *span = joined.continued(span.clone());
+            }
             let mut found = Vec::new();
             for pattern in self.patterns() {
                 pattern.scan(&joined, &mut found);
             }
-            spans.extend(
-                found
-                    .into_iter()
-                    .filter_map(|span| joined.across_joins(span))
-                    .map(|span| joined.original(span)),
-            );
+            spans.extend(found.into_iter().map(|span| joined.original(span)));
         }
         merge(spans)
     }
@@ -384,13 +383,23 @@ impl Settings {
     }
 }
 
+/// Where a joined view removed a line break.
+#[derive(Debug, Clone, Copy)]
+struct Join {
+    /// Offset in the joined text.
+    at: usize,
+    /// Offset of the removed break in the original.
+    original: usize,
+    /// Bytes removed here and at every join before.
+    removed: usize,
+}
+
 /// A text the patterns run on: the original, or the original with its line
 /// breaks between non-space characters removed.
 struct View<'a> {
     text: std::borrow::Cow<'a, str>,
-    /// Where lines were joined: the offset in `text` and the bytes removed
-    /// there and before, in increasing order.
-    joins: Vec<(usize, usize)>,
+    /// Where lines were joined, in increasing order.
+    joins: Vec<Join>,
 }
 
 impl<'a> View<'a> {
@@ -401,9 +410,9 @@ impl<'a> View<'a> {
         }
     }
 
-    /// The text with every line break (`\n`, `\r\n` or `\r`, with trailing
-    /// and leading tabs and spaces of the lines around it) that has a
-    /// non-space character on both sides removed.
+    /// The text with every line break (`\n`, `\r\n` or `\r`, with the
+    /// leading tabs and spaces of the next line) that has a non-space
+    /// character on both sides removed.
     fn joined(original: &'a str) -> View<'a> {
         let bytes = original.as_bytes();
         let mut text = String::new();
@@ -427,7 +436,11 @@ impl<'a> View<'a> {
             {
                 text.push_str(&original[copied..start]);
                 removed += end - start;
-                joins.push((text.len(), removed));
+                joins.push(Join {
+                    at: text.len(),
+                    original: start,
+                    removed,
+                });
                 copied = end;
             }
             at = end;
@@ -443,14 +456,19 @@ impl<'a> View<'a> {
     }
 
     fn is_join(&self, at: usize) -> bool {
-        self.joins.binary_search_by_key(&at, |j| j.0).is_ok()
+        self.joins.binary_search_by_key(&at, |j| j.at).is_ok()
     }
 
     /// Whether a word can start at `at`: the text's start, after a byte that
-    /// is not an ASCII letter, digit or `_`, or where lines were joined.
+    /// is not an ASCII letter, digit or `_`, after a JSON escape (`\n`,
+    /// `\t`), or where lines were joined.
     fn starts_word(&self, at: usize) -> bool {
-        let before = |at: usize| self.text.as_bytes()[at - 1];
-        at == 0 || !(before(at).is_ascii_alphanumeric() || before(at) == b'_') || self.is_join(at)
+        let bytes = self.text.as_bytes();
+        let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        at == 0
+            || !word(bytes[at - 1])
+            || (at >= 2 && bytes[at - 2] == b'\\' && matches!(bytes[at - 1], b'n' | b'r' | b't'))
+            || self.is_join(at)
     }
 
     /// The first position after `at` where a word can start.
@@ -462,24 +480,63 @@ impl<'a> View<'a> {
         next
     }
 
-    /// `span` if it crosses a join, cut before the last join it crosses
-    /// when what follows that join is a plain word (`…key⏎Next line`) and
-    /// the part before is not itself made of plain letters.
-    fn across_joins(&self, span: Range<usize>) -> Option<Range<usize>> {
-        let first = self.joins.partition_point(|j| j.0 <= span.start);
-        let inside = &self.joins[first..self.joins.partition_point(|j| j.0 < span.end)];
-        let last = inside.last()?.0;
-        let tail = &self.text[last..span.end];
-        let head = &self.text[span.start..last];
-        let plain = |s: &str| {
-            let mut chars = s.chars();
-            chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-                && chars.all(|c| c.is_ascii_lowercase())
-        };
-        if tail.len() >= 2 && plain(tail) && !head.chars().all(|c| c.is_ascii_alphabetic()) {
-            return Some(span.start..last);
+    /// The joins strictly inside `span`.
+    fn crossed(&self, span: &Range<usize>) -> &[Join] {
+        let first = self.joins.partition_point(|j| j.at <= span.start);
+        &self.joins[first..self.joins.partition_point(|j| j.at < span.end)]
+    }
+
+    /// The secret of a match, or `None` when the match adds nothing to the
+    /// plain view: in a joined view, a match must cross a join.
+    fn secret_of(&self, whole: Range<usize>, secret: Range<usize>) -> Option<Range<usize>> {
+        if self.joins.is_empty() {
+            return Some(secret);
         }
-        Some(span)
+        if self.crossed(&whole).is_empty() {
+            return None;
+        }
+        Some(self.without_next_word(secret))
+    }
+
+    /// `secret` cut before the last join it crosses when what follows that
+    /// join looks like a word (`…key⏎Next line`: letters, a capital only
+    /// first, a vowel) and the part before does not (a wrapped passphrase is
+    /// all letters): the last chunk of a hard-wrapped token is rarely such a
+    /// word, a neighbouring word almost always.
+    fn without_next_word(&self, secret: Range<usize>) -> Range<usize> {
+        let Some(last) = self.crossed(&secret).last().map(|j| j.at) else {
+            return secret;
+        };
+        let (head, tail) = (&self.text[secret.start..last], &self.text[last..secret.end]);
+        let mut chars = tail.chars();
+        let wordlike = tail.len() >= 2
+            && chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+            && chars.all(|c| c.is_ascii_lowercase())
+            && tail.contains(['a', 'e', 'i', 'o', 'u', 'y']);
+        if wordlike && !head.chars().all(|c| c.is_ascii_alphabetic()) {
+            secret.start..last
+        } else {
+            secret
+        }
+    }
+
+    /// A secret found in the original text that ends where this view joined
+    /// a line (`password k6ex⏎EB%D⏎…`) continues over the joined lines up
+    /// to white space, a quote or a separator: its original range so
+    /// extended.
+    fn continued(&self, secret: Range<usize>) -> Range<usize> {
+        let Ok(k) = self.joins.binary_search_by_key(&secret.end, |j| j.original) else {
+            return secret;
+        };
+        let at = self.joins[k].at;
+        let rest = &self.text[at..];
+        let end = at + rest.find(ends_secret).unwrap_or(rest.len());
+        let joins_before = self.joins.partition_point(|j| j.original < secret.start);
+        let start = secret.start
+            - joins_before
+                .checked_sub(1)
+                .map_or(0, |p| self.joins[p].removed);
+        self.original(self.without_next_word(start..end))
     }
 
     /// The original byte range of `span`.
@@ -487,11 +544,20 @@ impl<'a> View<'a> {
         let removed_up_to = |at: usize, inclusive: bool| {
             let n = self
                 .joins
-                .partition_point(|j| if inclusive { j.0 <= at } else { j.0 < at });
-            n.checked_sub(1).map_or(0, |i| self.joins[i].1)
+                .partition_point(|j| if inclusive { j.at <= at } else { j.at < at });
+            n.checked_sub(1).map_or(0, |i| self.joins[i].removed)
         };
         span.start + removed_up_to(span.start, true)..span.end + removed_up_to(span.end, false)
     }
+}
+
+/// Whether `c` ends a secret continued over joined lines: white space, a
+/// quote or separator, or text of a script written without spaces.
+fn ends_secret(c: char) -> bool {
+    c.is_whitespace()
+        || "\"'`,;<>".contains(c)
+        || crate::tokenizer::is_spaceless(c)
+        || matches!(c, '\u{3000}'..='\u{303F}' | '\u{FF01}'..='\u{FF0F}' | '\u{FF1A}'..='\u{FF20}')
 }
 
 /// Sorts ranges and merges overlapping or touching ones.

@@ -68,24 +68,48 @@ const fn checked(family: &'static str, pattern: &'static str, check: Check) -> S
     }
 }
 
-/// A secret value after a name or flag: a double- or single-quoted string,
-/// or a run up to white space, a quote or a separator.
+/// Characters that end an unquoted secret besides white space: text of a
+/// script written without spaces and its punctuation (`DB_PASS=x，然后…`),
+/// so the words after a value glued to Chinese or Japanese text stay.
+macro_rules! cjk {
+    () => {
+        r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{3000}-\x{303F}\x{FF01}-\x{FF0F}\x{FF1A}-\x{FF20}"
+    };
+}
+
+/// An unquoted secret: a run up to white space, a quote, a separator,
+/// [`cjk`] text, or a JSON escape of a line break or quote (`\n`, `\"`: the
+/// text of a JSON string inside a message).
+macro_rules! unquoted {
+    () => {
+        concat!(r#"(?:[^\s"',;<>\\"#, cjk!(), r#"]|\\[^nrt"])+"#)
+    };
+}
+
+/// A secret value after a name or flag: a double- or single-quoted string
+/// (also with JSON-escaped quotes, `\"…\"`), or an unquoted run.
 macro_rules! value {
     () => {
-        r#"(?:"(?P<secret_dq>(?:[^"\\\n]|\\.)+)"|'(?P<secret_sq>[^'\n]+)'|(?P<secret>[^\s"',;<>]+))"#
+        concat!(
+            r#"(?:\\?"(?P<secret_dq>(?:[^"\\\n]|\\[^"\n])+)\\?"|'(?P<secret_sq>[^'\n]+)'|(?P<secret>"#,
+            unquoted!(),
+            "))"
+        )
     };
 }
 
 /// A name that says its value is secret: a keyword as the last part of a
 /// snake, kebab, dotted or camel case name (`DB_PASS`, `dbPassword`,
-/// `signingKey`), optionally followed by parts that still name the secret
+/// `signingKey`; `key` only as the last part of a longer name, `APP_KEY`,
+/// as a bare `key` names anything), optionally followed by parts that still name the secret
 /// (`client-key-data`, `secret_key_base`, `auth_token`) but not by others
 /// (`KeyError`, `tokenizer`, `keyboard`).
 macro_rules! secret_name {
     () => {
         concat!(
             r"(?:(?:[A-Za-z0-9]+[_.\-])*",
-            r"(?i:pass(?:word|wd|phrase|code)?|pwd|secret|token|credentials?|auth|api_?key|access_?key|private_?key|client_?secret|key|accountkey|sharedaccesskey)",
+            r"(?i:pass(?:word|wd|phrase|code)?|pwd|secret|token|credentials?|auth|api_?key|access_?key|private_?key|client_?secret|accountkey|sharedaccesskey)",
+            r"|(?:[A-Za-z0-9]+[_.\-])+(?i:key)",
             r"|[A-Za-z0-9]*[a-z0-9](?:Pass(?:word|wd|phrase|code)?|Pwd|Secret|Token|Credentials?|Auth|Key|PASSWORD|SECRET|TOKEN|KEY))s?",
             r"(?:[_.\-]?(?i:key|token|secret|value|data|b64|base64|base|string|str|id|pass|password|phrase|hex|enc|raw|plain|text))*"
         )
@@ -170,12 +194,16 @@ pub const DEFAULT_SHAPES: &[Shape] = &[
     // the end of the text; inside JSON strings the line breaks are `\n`.
     anywhere(
         "private key",
-        r"(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
+        r"(?s)-----BEGIN[A-Z0-9\s]*?PRIVATE\s+KEY(?:\s+BLOCK)?-----.*?(?:-----END[A-Z0-9\s]*?PRIVATE\s+KEY(?:\s+BLOCK)?-----|\z)",
     ),
     // PuTTY key files: the private lines and their MAC
     anywhere(
         "private key",
-        r"(?s)Private-Lines:.*?(?:Private-MAC:[ \t]*[0-9A-Fa-f]+|\z)",
+        r"Private-Lines:[ \t]*[0-9]+(?P<secret>(?:(?:\s|\\[nr])+[A-Za-z0-9+/=]{4,})+)",
+    ),
+    anywhere(
+        "private key",
+        r"Private-MAC:[ \t]*(?P<secret>[0-9A-Fa-f]{16,})",
     ),
     // Authorization headers and bearer tokens
     anywhere(
@@ -190,24 +218,47 @@ pub const DEFAULT_SHAPES: &[Shape] = &[
     // before the host, so passwords holding `/` or `@` are covered.
     anywhere(
         "url password",
-        r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@]*:(?P<secret>\S+)@(?:[A-Za-z0-9.\-]+|\[[0-9A-Fa-f:.]+\])",
+        concat!(
+            r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@]*:(?P<secret>[^\s",
+            cjk!(),
+            r"]+)@(?:[A-Za-z0-9.\-]+|\[[0-9A-Fa-f:.]+\])"
+        ),
     ),
     // Azure SAS signatures
     anywhere("azure", r"[?&](?i:sig)=(?P<secret>[A-Za-z0-9%+/=\-_]{16,})"),
-    // Command-line passwords: mysql -p…, sshpass -p, docker login -p,
-    // curl -u user:pass, and flags named like secrets
+    // Command-line passwords: a client and the flag it takes a password
+    // with (mysql -p…, redis-cli -a, sqlcmd -P, sshpass -p, docker login
+    // -p, zip -P, ldapsearch -w, smbclient -U user%pass, openssl -passin
+    // pass:…), curl -u user:pass, and flags named like secrets
     anywhere(
         "command line",
-        r#"(?i:mysql|mariadb|mysqldump|mysqladmin|mysqlsh)(?:[ \t]+\S+){0,12}?[ \t]+-p['"]?(?P<secret>[^\s'"]+)"#,
+        concat!(
+            r#"(?i:mysql|mariadb|mysqldump|mysqladmin|mysqlsh|mysqlimport)(?:\s+\S+){0,12}?\s+-p"#,
+            value!()
+        ),
     ),
-    anywhere("command line", r"sshpass\s+-p\s*(?P<secret>\S+)"),
     anywhere(
         "command line",
-        r"(?i:docker|podman|helm|buildah|skopeo)(?:[ \t]+\S+){0,12}?[ \t]+(?:-p|--password)(?:=|\s+)(?P<secret>\S+)",
+        concat!(
+            r#"(?:redis-cli(?:\s+\S+){0,12}?\s+-a|sqlcmd(?:\s+\S+){0,12}?\s+-P|sshpass\s+-p|(?:zip|unzip|7z)(?:\s+\S+){0,12}?\s+-P|ldap(?:search|add|modify|delete|passwd|whoami)(?:\s+\S+){0,12}?\s+-w|(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)(?:\s+\S+){0,12}?\s+-p|(?i:docker|podman|helm|buildah|skopeo|oras|crane)(?:\s+\S+){0,12}?\s+(?:-p|--password))(?:=|\s*)"#,
+            value!()
+        ),
     ),
     anywhere(
         "command line",
-        r#"(?:\s|^)(?:-u|--user)\s+['"]?[^\s:'"]+:(?P<secret>[^\s'"]+)"#,
+        r#"smbclient(?:\s+\S+){0,12}?\s+-U\s*['"]?[^\s%'"]+%(?P<secret>[^\s'"]+)"#,
+    ),
+    anywhere(
+        "command line",
+        r#"-pass(?:in|out)?[ \t]+['"]?pass:(?P<secret>[^\s'"]+)"#,
+    ),
+    anywhere(
+        "command line",
+        concat!(
+            r#"(?:\s|^)(?:-u|--user)\s+['"]?[^\s:'"]+:(?P<secret>"#,
+            unquoted!(),
+            ")"
+        ),
     ),
     anywhere(
         "command line",
@@ -225,7 +276,15 @@ pub const DEFAULT_SHAPES: &[Shape] = &[
         word_start: true,
         check: Check::NotProse,
     },
-    // JSON and Python fields named like secrets, string values
+    // A bare `key` names anything, so its value counts when it looks random
+    Shape {
+        family: "assignment",
+        pattern: concat!(r#"(?i:key)['"]?[ \t]*(?:=>|:=|[:=])[ \t]*"#, value!()),
+        word_start: true,
+        check: Check::Random,
+    },
+    // JSON and Python fields named like secrets, string values, also as
+    // JSON escaped inside another JSON string (`{\"password\": \"…\"}`)
     anywhere(
         "json field",
         concat!(
@@ -234,31 +293,60 @@ pub const DEFAULT_SHAPES: &[Shape] = &[
             r#"["']\s*(?::|=>)\s*(?:"(?P<secret>(?:[^"\\]|\\.)*)"|'(?P<secret_sq>[^'\n]*)')"#
         ),
     ),
-    // XML elements named like secrets
+    anywhere(
+        "json field",
+        concat!(
+            r#"\\""#,
+            secret_name!(),
+            r#"\\"\s*:\s*\\"(?P<secret>(?:[^"\\]|\\[^"])*)\\""#
+        ),
+    ),
+    // XML elements and key/value attribute pairs named like secrets
+    // (`<add key="ClearTextPassword" value="…"/>`)
     anywhere(
         "xml",
         concat!(r"<", secret_name!(), r"(?:\s[^>]*)?>(?P<secret>[^<]+)</"),
     ),
+    anywhere(
+        "xml",
+        concat!(
+            r#"(?i:key|name)\s*=\s*\\?["']"#,
+            secret_name!(),
+            r#"\\?["']\s+(?i:value)\s*=\s*(?:\\?"(?P<secret>[^"\\]*)\\?"|'(?P<secret_sq>[^']*)')"#
+        ),
+    ),
     // .pgpass lines (host:port:database:user:password) and .netrc entries
     word(
         "pgpass",
-        r"[A-Za-z0-9_.\-*]+:(?:[0-9]{1,5}|\*):[A-Za-z0-9_.\-*]+:[A-Za-z0-9_.@\-*]+:(?P<secret>(?:\\.|[^\s\\])+)",
+        concat!(
+            r"[A-Za-z0-9_.\-*]+:(?:[0-9]{1,5}|\*):[A-Za-z0-9_.\-*]+:[A-Za-z0-9_.@\-*]+:(?P<secret>",
+            unquoted!(),
+            ")"
+        ),
     ),
     anywhere(
         "netrc",
-        r"(?i:login|machine)\s+\S+\s+(?:(?i:login)\s+\S+\s+)?(?i:password)\s+(?P<secret>\S+)",
+        concat!(
+            r"(?i:login|machine)\s+\S+\s+(?:(?i:login)\s+\S+\s+)?(?i:password)\s+(?P<secret>",
+            unquoted!(),
+            ")"
+        ),
     ),
     // Secrets stated in prose, in English and labelled in Chinese, Japanese
     // and Korean
-    checked(
-        "prose",
-        concat!(
+    Shape {
+        family: "prose",
+        pattern: concat!(
             r"(?i:password|passphrase|passcode|pin|secret|token|api key|access key)",
             r"(?:\s+(?i:for|of|to|on)\s+\S+)?",
-            r"\s+(?i:is|was|is now|will be|=|:)\s+['`]?(?P<secret>[^\s'`]+)"
+            r"(?:\s+(?i:is now|is|was|will be|has been set to|set to)[ \t]*[:=]?|[ \t]*[:=])",
+            r"[ \t]*(?:\r?\n[ \t]*)?['`]?(?P<secret>",
+            unquoted!(),
+            ")"
         ),
-        Check::NotProse,
-    ),
+        word_start: true,
+        check: Check::NotProse,
+    },
     anywhere(
         "prose",
         r"(?:密码|密碼|口令|密钥|密鑰|令牌|パスワード|暗証番号|トークン|秘密鍵|비밀번호|암호|토큰)\s*(?:[:：=]|是|為|为|は|는|은)?\s*(?P<secret>[\x21-\x7E]+)",

@@ -143,3 +143,58 @@ fn joined_offsets_map_back_to_the_original() {
     assert_eq!(view.original(0..6), 0..11);
     assert_eq!(&text[view.original(2..4)], "cd");
 }
+
+#[test]
+fn the_last_chunk_of_a_hard_wrapped_secret_is_kept_with_it() {
+    let text = "key ghp_\nABCD\nEFGH\nIJKL\nMNOP\nQRST\nUVWX\nYZ01\n2345\nbcdf done";
+    assert_eq!(redact(text), "key [REDACTED] done");
+}
+
+#[test]
+fn more_command_lines_and_forms() {
+    for (text, expected) in [
+        (
+            "redis-cli -h cache -a Xq7vLm2pQ9zz ping",
+            "redis-cli -h cache -a [REDACTED] ping",
+        ),
+        (
+            "sqlcmd -S db -U sa -P 'Xq7v Lm2p' -Q x",
+            "sqlcmd -S db -U sa -P '[REDACTED]' -Q x",
+        ),
+        (
+            r#"<add key="ClearTextPassword" value="Xq7vLm2pQ9zz" />"#,
+            r#"<add key="ClearTextPassword" value="[REDACTED]" />"#,
+        ),
+        (
+            r#"{\"SecretAccessKey\": \"Xq7vLm2p/Q9zz+abc\"}"#,
+            r#"{\"SecretAccessKey\": \"[REDACTED]\"}"#,
+        ),
+        (
+            "the root passphrase is now Xq7vLm2pQ9zz.",
+            "the root passphrase is now [REDACTED]",
+        ),
+        (
+            "DB_PASS=Xq7vLm2p，然后重启了服务。",
+            "DB_PASS=[REDACTED]，然后重启了服务。",
+        ),
+        (
+            "the password for staging is:\n  Xq7vLm2pQ9zz",
+            "the password for staging is:\n  [REDACTED]",
+        ),
+        ("spin is fast", "spin is fast"),
+    ] {
+        assert_eq!(redact(text), expected, "{text}");
+    }
+}
+
+#[test]
+fn a_secret_ending_a_line_continues_on_the_joined_lines() {
+    assert_eq!(
+        redact("machine x.io\n  login ops\n  password k6ex\nEB%D\n547v\nrFJh\nGX ok"),
+        "machine x.io\n  login ops\n  password [REDACTED] ok"
+    );
+    assert_eq!(
+        redact("access_key = V6T3\nG1WW\nsecret_key = rSn0\nujet\nkdOJ end"),
+        "access_key = [REDACTED] = [REDACTED] end"
+    );
+}
