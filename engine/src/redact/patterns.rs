@@ -107,10 +107,10 @@ macro_rules! value {
 macro_rules! secret_name {
     () => {
         concat!(
-            r"(?:(?:[A-Za-z0-9]+[_.\-])*",
+            r"_*(?:(?:(?:[A-Za-z0-9]+[_.\-])*",
             r"(?i:pass(?:word|wd|phrase|code)?|pwd|secret|token|credentials?|auth|api_?key|access_?key|private_?key|client_?secret|accountkey|sharedaccesskey)",
             r"|(?:[A-Za-z0-9]+[_.\-])+(?i:key)",
-            r"|[A-Za-z0-9]*[a-z0-9](?:Pass(?:word|wd|phrase|code)?|Pwd|Secret|Token|Credentials?|Auth|Key|PASSWORD|SECRET|TOKEN|KEY))s?",
+            r"|[A-Za-z0-9]*[a-z0-9](?:Pass(?:word|wd|phrase|code)?|Pwd|Secret|Token|Credentials?|Auth|Key|PASSWORD|SECRET|TOKEN|KEY)))s?",
             r"(?:[_.\-]?(?i:key|token|secret|value|data|b64|base64|base|string|str|id|pass|password|phrase|hex|enc|raw|plain|text))*"
         )
     };
@@ -183,6 +183,51 @@ pub const DEFAULT_SHAPES: &[Shape] = &[
         r"dp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9]{32,}",
     ),
     word("atlassian", r"AT(?:ATT|CTT)[A-Za-z0-9_\-=]{40,}"),
+    // More providers whose tokens carry a prefix: Linear, Notion, Postman,
+    // New Relic, Grafana, Square, Sentry, Supabase, Groq, xAI, Replicate,
+    // Perplexity, Figma, Heroku, Netlify, PlanetScale, Pulumi, Dynatrace,
+    // Mapbox secret tokens, Alibaba Cloud and Tencent Cloud key ids
+    word("other providers", r"lin_(?:api|oauth)_[A-Za-z0-9]{32,}"),
+    word("other providers", r"(?:ntn_|secret_)[A-Za-z0-9]{40,}"),
+    word("other providers", r"PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{30,}"),
+    word("other providers", r"NR(?:AK|AA|II)-[A-Z0-9]{27}"),
+    word("other providers", r"gl(?:sa|c)_[A-Za-z0-9_+/]{32,}=*"),
+    word("other providers", r"sq0(?:atp|csp|idp)-[0-9A-Za-z_\-]{22,}"),
+    word("other providers", r"sntr[ysu]_[A-Za-z0-9+/=_]{40,}"),
+    word("other providers", r"sbp_[a-f0-9]{40}"),
+    word("other providers", r"gsk_[A-Za-z0-9]{40,}"),
+    word("other providers", r"xai-[A-Za-z0-9]{60,}"),
+    word("other providers", r"r8_[A-Za-z0-9]{30,}"),
+    word("other providers", r"pplx-[A-Za-z0-9]{40,}"),
+    word("other providers", r"fig[dhu]_[A-Za-z0-9_\-]{30,}"),
+    word("other providers", r"HRKU-[A-Za-z0-9_\-]{30,}"),
+    word("other providers", r"nf[pc]_[A-Za-z0-9]{30,}"),
+    word(
+        "other providers",
+        r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.\-]{30,}",
+    ),
+    word("other providers", r"pul-[a-f0-9]{40}"),
+    word(
+        "other providers",
+        r"dt0[a-z][0-9]{2}\.[A-Z0-9]{24}\.[A-Z0-9]{64}",
+    ),
+    word(
+        "other providers",
+        r"sk\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{16,}",
+    ),
+    word("other providers", r"LTAI[A-Za-z0-9]{16,24}"),
+    word("other providers", r"AKID[A-Za-z0-9]{32}"),
+    // Cookies: the name=value pairs of a Cookie or Set-Cookie header
+    anywhere(
+        "headers",
+        concat!(
+            r"(?i:set-cookie|cookie)[ \t]*:[ \t]*(?P<secret>[^=\s;]+=[^;\s",
+            cjk!(),
+            r"]+(?:;[ \t]*[^=\s;]+(?:=[^;\s",
+            cjk!(),
+            r"]+)?)*)"
+        ),
+    ),
     // age secret keys
     word("age", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
     // JSON Web Tokens
@@ -240,7 +285,7 @@ pub const DEFAULT_SHAPES: &[Shape] = &[
     anywhere(
         "command line",
         concat!(
-            r#"(?:redis-cli(?:\s+\S+){0,12}?\s+-a|sqlcmd(?:\s+\S+){0,12}?\s+-P|sshpass\s+-p|(?:zip|unzip|7z)(?:\s+\S+){0,12}?\s+-P|ldap(?:search|add|modify|delete|passwd|whoami)(?:\s+\S+){0,12}?\s+-w|(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)(?:\s+\S+){0,12}?\s+-p|(?i:docker|podman|helm|buildah|skopeo|oras|crane)(?:\s+\S+){0,12}?\s+(?:-p|--password))(?:=|\s*)"#,
+            r#"(?:redis-cli(?:\s+\S+){0,12}?\s+-a|sqlcmd(?:\s+\S+){0,12}?\s+-P|sshpass\s+-p|(?:zip|unzip|7z)(?:\s+\S+){0,12}?\s+-P|ldap(?:search|add|modify|delete|passwd|whoami)(?:\s+\S+){0,12}?\s+-w|(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)(?:\s+\S+){0,12}?\s+-p|(?:docker|podman|helm|buildah|skopeo|oras|crane)(?:\s+\S+){0,12}?\s+(?:-p|--password))(?:=|\s*)"#,
             value!()
         ),
     ),

@@ -198,3 +198,19 @@ fn a_secret_ending_a_line_continues_on_the_joined_lines() {
         "access_key = [REDACTED] = [REDACTED] end"
     );
 }
+
+#[test]
+fn leading_underscores_and_cookies() {
+    assert_eq!(
+        redact("//registry.npmjs.org/:_authToken=Xq7vLm2pQ9zzKk"),
+        "//registry.npmjs.org/:_authToken=[REDACTED]"
+    );
+    assert_eq!(
+        redact("Cookie: sid=Xq7vLm2pQ9; theme=dark\nnext"),
+        "Cookie: [REDACTED]\nnext"
+    );
+    assert_eq!(
+        redact("use lin_api_0123456789abcdefghijABCDEFGHIJklmnopqr now"),
+        "use [REDACTED] now"
+    );
+}
