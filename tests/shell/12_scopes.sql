@@ -51,11 +51,29 @@ INSERT INTO sessions(session_key, agent_id, spawned_by, created_at) VALUES
 INSERT INTO messages(session_key, role, content, created_at) VALUES
   (printf('%.300c', 'k') || '-one', 'user', 'kiwi in long one', 17), (printf('%.300c', 'k') || '-two', 'user', 'kiwi in long two', 18);
 SELECT group_concat(substr(json_extract(r.value, '$.sessionKey'), 300), ' ') FROM json_each(sessions_search('kiwi', json_object('caller', printf('%.300c', 'k') || '-one')), '$.results') r;
-.print -- a database made by schema version 1 or 2 is upgraded in place: nothing
-.print -- is lost, the index is rebuilt by reconciliation, rewound text stays hidden
+.print -- a database made by schema version 1, 2 or 3 is upgraded in place:
+.print -- nothing is lost, the index is rebuilt by reconciliation, rewound text
+.print -- stays hidden
 .open --deserialize tests/fixtures/schema-v1.db
 .load dist/session_search
 .read tests/shell/upgrade_checks.inc
 .open --deserialize tests/fixtures/schema-v2.db
 .load dist/session_search
 .read tests/shell/upgrade_checks.inc
+.print -- version 3 indexed secrets (its searches only hid them): the upgrade
+.print -- empties the index at once, and the rebuilt one holds none of their tokens
+.open --deserialize tests/fixtures/schema-v3.db
+.load dist/session_search
+CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, session_search_fts, 'row');
+SELECT count(*) FROM temp.vocab WHERE term IN ('hunter2hunter2xyz', 'q8vlm2pxz7rt4wn9ks3dh6jf1gb5yc0ea2uo');
+SELECT json_extract(sessions_init(), '$.pending');
+SELECT count(*) FROM temp.vocab;
+SELECT sessions_search('Hunter2Hunter2xyz', '{"caller":"agent:main:cli:1"}');
+DROP TABLE temp.vocab;
+.read tests/shell/upgrade_checks.inc
+CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, session_search_fts, 'row');
+SELECT count(*) FROM temp.vocab WHERE term IN ('hunter2hunter2xyz', 'q8vlm2pxz7rt4wn9ks3dh6jf1gb5yc0ea2uo');
+SELECT count(*) FROM temp.vocab WHERE term IN ('rotate', 'staging');
+SELECT json_extract(sessions_search('rotate', '{"caller":"agent:main:cli:1"}'), '$.results[0].snippet');
+SELECT sessions_search('Hunter2Hunter2xyz', '{"caller":"agent:main:cli:1"}');
+SELECT sessions_search('rotate Hunter2*', '{"caller":"agent:main:cli:1"}');
