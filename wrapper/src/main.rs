@@ -73,6 +73,18 @@ enum Command {
     },
     /// Index every message still waiting to be indexed
     Reconcile,
+    /// Store redaction patterns (regular expressions; a group named
+    /// `secret` redacts only itself) that the index and every output must
+    /// not hold, besides the built-in ones; replaces the stored patterns and
+    /// re-indexes
+    Redact {
+        /// The patterns, e.g. 'ACME-[0-9]{6}'
+        #[arg(value_name = "PATTERN", required_unless_present = "clear")]
+        patterns: Vec<String>,
+        /// Remove the stored patterns instead
+        #[arg(long, conflicts_with = "patterns")]
+        clear: bool,
+    },
 }
 
 #[derive(Args)]
@@ -261,6 +273,22 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         Command::Reconcile => {
             let indexed = reconcile(&open_existing(&db)?)?;
             writeln!(out, "Indexed {indexed} messages; none pending.")?;
+            Ok(())
+        }
+        Command::Redact { patterns, .. } => {
+            let store = open_existing(&db)?;
+            let patterns: Vec<&str> = patterns.iter().map(String::as_str).collect();
+            let change = store.set_redaction(&patterns)?;
+            let stored = match change.patterns {
+                1 => "1 redaction pattern stored".to_owned(),
+                n => format!("{n} redaction patterns stored"),
+            };
+            if !change.changed {
+                writeln!(out, "{stored}; unchanged.")?;
+                return Ok(());
+            }
+            let indexed = reconcile(&store)?;
+            writeln!(out, "{stored}; re-indexed {indexed} messages.")?;
             Ok(())
         }
     }

@@ -344,6 +344,38 @@ fn status_and_reconcile() {
 }
 
 #[test]
+fn stored_redaction_patterns_re_index() {
+    let (_dir, db) = imported();
+    let conn = session_search::open(&db).unwrap();
+    conn.execute_batch(&format!(
+        "INSERT INTO messages(session_key, role, content, created_at) VALUES ('{CHECKOUT}', 'user', 'ticket ACME-482915 for the zebra rollout', 1762080000000);"
+    ))
+    .unwrap();
+    drop(conn);
+    assert!(ok(&db, &["search", "482915", "--json"]).contains("ACME-482915"));
+    assert_eq!(
+        ok(&db, &["redact", "ACME-[0-9]{6}"]),
+        "1 redaction pattern stored; re-indexed 38 messages.\n"
+    );
+    assert_eq!(
+        ok(&db, &["redact", "ACME-[0-9]{6}"]),
+        "1 redaction pattern stored; unchanged.\n"
+    );
+    assert_eq!(
+        json(&ok(&db, &["search", "482915", "--json"]))["results"],
+        json("[]")
+    );
+    assert!(ok(&db, &["search", "zebra", "--json"]).contains("ticket [REDACTED] for the zebra"));
+    assert!(fails(&db, &["redact", "("]).contains("redaction pattern \"(\" is invalid"));
+    assert_eq!(run(&db, &["redact"]).code, 2, "no pattern is a usage error");
+    assert_eq!(
+        ok(&db, &["redact", "--clear"]),
+        "0 redaction patterns stored; re-indexed 38 messages.\n"
+    );
+    assert!(ok(&db, &["search", "482915", "--json"]).contains("ACME-482915"));
+}
+
+#[test]
 fn the_default_database() {
     let dir = tempfile::tempdir().unwrap();
     let codex = fixtures("codex");

@@ -261,8 +261,14 @@ impl Redactor {
         let extra = extra
             .iter()
             .map(|p| {
-                Compiled::new(p.as_ref(), false, Check::None)
-                    .map_err(|e| format!("redaction pattern {:?} is invalid: {e}", p.as_ref()))
+                Compiled::new(p.as_ref(), false, Check::None).map_err(|e| {
+                    // The regex crate draws the pattern with a caret over
+                    // several lines; its last line says what is wrong.
+                    let e = e.to_string();
+                    let reason = e.lines().last().unwrap_or_default();
+                    let reason = reason.trim().trim_start_matches("error: ");
+                    format!("redaction pattern {:?} is invalid: {reason}", p.as_ref())
+                })
             })
             .collect::<Result<_, _>>()?;
         Ok(Redactor { extra })
