@@ -166,6 +166,13 @@ SELECT sessions_search('ghp_R4nD0mT0k3nV4lu3F0rT3st1ngXyZ123456', '{"caller":"ag
 SELECT json_array_length(sessions_search('sk proj', '{"caller":"agent:main:cli:1"}'), '$.results');
 SELECT json_extract(sessions_search('export rotation', '{"caller":"agent:main:cli:1"}'), '$.results[0].snippet');
 SELECT json_extract(sessions_history('agent:main:cli:1', '{"caller":"agent:main:cli:1","around":40,"before":0,"after":1}'), '$.messages');
+-- The index holds the redacted text: highlight() and snippet() read it, and
+-- none of the key's characters is an index term.
+SELECT highlight(session_search_fts, 0, '<', '>') FROM session_search_fts WHERE session_search_fts MATCH '{text}: rotation' ORDER BY rowid;
+SELECT snippet(session_search_fts, 0, '<', '>', '…', 6) FROM session_search_fts WHERE session_search_fts MATCH '{text}: export';
+CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, session_search_fts, 'row');
+SELECT count(*) FROM temp.terms WHERE term LIKE 'zt8q%' OR term LIKE 'r4nd0m%' OR term = 'redacted';
+DROP TABLE temp.terms;
 -- Hostile queries are plain text: never an FTS5 syntax error.
 INSERT INTO messages(id, session_key, role, content, created_at) VALUES
   (50, 'agent:main:cli:1', 'user', 'open src/main.py and mail alice@example.com about issue #123', 1900),
