@@ -31,9 +31,11 @@ CREATE TABLE IF NOT EXISTS session_search_nodes(
 CREATE INDEX IF NOT EXISTS session_search_nodes_by_parent ON session_search_nodes(parent);
 
 -- Nodes whose text belongs in the index; those with an old indexed_gen are
--- the reconciliation backlog.
+-- the reconciliation backlog. In reconciliation's order (oldest generation,
+-- then newest message), so a slice reads only the rows it indexes instead
+-- of sorting the whole backlog.
 CREATE INDEX IF NOT EXISTS session_search_nodes_to_index
-  ON session_search_nodes(indexed_gen, id) WHERE on_branch = 1 AND indexable = 1;
+  ON session_search_nodes(indexed_gen, id DESC) WHERE on_branch = 1 AND indexable = 1;
 
 -- Scratch space of session_search_leaf_move: the nodes joining (joins = 1)
 -- or leaving (joins = 0) the active branch. Always empty between statements.
