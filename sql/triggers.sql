@@ -30,6 +30,8 @@ END;
 
 CREATE TRIGGER IF NOT EXISTS session_search_message_insert
 AFTER INSERT ON messages BEGIN
+  SELECT RAISE(ABORT, 'session_search: messages.role must be user, assistant, tool or system')
+  WHERE NEW.role IS NOT 'user' AND NEW.role IS NOT 'assistant' AND NEW.role IS NOT 'tool' AND NEW.role IS NOT 'system';
   SELECT RAISE(ABORT, 'session_search: messages.created_at must be an integer (unix milliseconds)')
   WHERE typeof(NEW.created_at) <> 'integer';
   SELECT RAISE(ABORT, 'session_search: messages.session_key names no session; insert the sessions row first')
@@ -128,6 +130,15 @@ WHEN OLD.leaf_id IS NOT NEW.leaf_id
   DELETE FROM session_search_moves;
 END;
 
+-- An edit keeps the rules of an insert.
+CREATE TRIGGER IF NOT EXISTS session_search_message_check
+BEFORE UPDATE OF role, created_at ON messages BEGIN
+  SELECT RAISE(ABORT, 'session_search: messages.role must be user, assistant, tool or system')
+  WHERE NEW.role IS NOT 'user' AND NEW.role IS NOT 'assistant' AND NEW.role IS NOT 'tool' AND NEW.role IS NOT 'system';
+  SELECT RAISE(ABORT, 'session_search: messages.created_at must be an integer (unix milliseconds)')
+  WHERE typeof(NEW.created_at) <> 'integer';
+END;
+
 -- Editing a message's text or role re-indexes it.
 CREATE TRIGGER IF NOT EXISTS session_search_message_edit
 AFTER UPDATE OF role, content ON messages BEGIN
@@ -185,6 +196,8 @@ END;
 -- is NULL.
 CREATE TRIGGER IF NOT EXISTS session_search_session_insert
 AFTER INSERT ON sessions BEGIN
+  SELECT RAISE(ABORT, 'session_search: sessions.session_key must be non-empty text')
+  WHERE typeof(NEW.session_key) <> 'text' OR NEW.session_key = '';
   SELECT RAISE(ABORT, 'session_search: a new session has no messages, so its leaf_id must be NULL')
   WHERE NEW.leaf_id IS NOT NULL;
   SELECT RAISE(ABORT, 'session_search: sessions.created_at must be an integer (unix milliseconds)')
