@@ -1,431 +1,203 @@
 //! Redaction of secrets in search excerpts and history (SPEC §4, §5).
 //!
-//! A corpus of realistic secret shapes (values generated from a fixed seed,
-//! so no live-looking secret is written into the repository) is embedded in
+//! Every shape of the shared corpus `tests/secrets/shapes.json` (synthetic
+//! secrets, each a text holding one or more secrets) is embedded in
 //! transcripts in seven placements:
 //!
 //! - `prose`: inside an ordinary sentence;
 //! - `boundary`: before or after the searched word at distances and
 //!   `snippetChars` values that put the excerpt's edge inside the secret;
-//! - `wrapped`: the value hard-wrapped every 20–40 characters;
+//! - `wrapped`: every secret hard-wrapped every 20–40 characters (the
+//!   property test wraps at 4–60);
 //! - `wrapped-crlf-indented`: the same with `\r\n` and indented lines;
 //! - `adjacent`: in backticks, parentheses, quotes, after a colon or emoji;
 //! - `cjk-adjacent`: glued to Chinese or Japanese text with no space;
 //! - `split`: name and value on separate lines (`Authorization:\n  Bearer …`).
 //!
-//! Neither `sessions_search` nor `sessions_history` may show the secret or
-//! any 8 characters of its value, and a search whose only match is inside a
-//! secret must not return the message.
+//! For every message, and every secret in it:
+//!
+//! - (a) neither `sessions_search` nor `sessions_history` shows any 8
+//!   characters of the secret (within one of its white-space separated
+//!   pieces, also when the output's white space is removed);
+//! - (b) searching for the secret, for 8-character fragments of it, or for
+//!   the message's own word with a 3- to 8-character prefix of the secret
+//!   (`word prefix*`) does not return the message (a rejected query finds
+//!   nothing; a query is skipped only when its text also occurs in the
+//!   message outside its secrets, as the search reads text: its terms
+//!   match the tokens there);
+//! - (c) the message's own word, outside the secrets, still finds it.
+//!
+//! A property test does the same for random pseudo-word prose with secrets
+//! of the corpus inserted at random places, optionally hard-wrapped.
 
 mod common;
 
 use common::*;
-use session_search::{Error, HistoryOptions, MessageRef, Role, SearchOptions, Store};
-use std::collections::BTreeMap;
+use proptest::prelude::*;
+use proptest::sample::Index;
+use proptest::test_runner::RngSeed;
+use serde::Deserialize;
+use session_search::tokenizer::{Options, Tokenizer};
+use session_search::{
+    Error, HistoryOptions, MessageRef, Role, SearchOptions, SearchResponse, Store,
+};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::OnceLock;
 
-const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-const DIGITS: &str = "0123456789";
-const HEX: &str = "0123456789abcdef";
-const BECH32: &str = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L";
-
-fn alnum() -> String {
-    format!("{UPPER}{}{DIGITS}", UPPER.to_lowercase())
-}
-fn b64url() -> String {
-    alnum() + "-_"
-}
-fn b64() -> String {
-    alnum() + "+/"
-}
-fn upper_alnum() -> String {
-    format!("{UPPER}{DIGITS}")
-}
-
-/// One secret as it appears in a transcript.
-#[derive(Debug, Clone)]
+/// One entry of `tests/secrets/shapes.json`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Shape {
-    name: &'static str,
-    /// The secret as written, e.g. `PASSWORD=…`.
+    /// A unique name, for reports.
+    name: String,
+    /// The kind of credential (`github`, `dotenv`, `pem`, …), for reports.
+    family: String,
+    /// The secrets as they appear in a transcript, e.g. `DB_PASS=…`.
     text: String,
-    /// What must never be shown (the part after `PASSWORD=`, a PEM body).
-    value: String,
-    /// The same secret with name and value on separate lines, for shapes
-    /// that have a name.
+    /// Substrings of `text` that must never be shown or searchable.
+    secrets: Vec<String>,
+    /// The same with names and values on separate lines, for shapes that
+    /// have a name.
     split: Option<String>,
 }
 
-fn bare(name: &'static str, value: String) -> Shape {
-    Shape {
-        name,
-        text: value.clone(),
-        value,
-        split: None,
-    }
-}
-
-/// A shape `template` with `{}` standing for the value, and optionally the
-/// name and value on separate lines.
-fn named(name: &'static str, template: &str, value: String, split: Option<&str>) -> Shape {
-    Shape {
-        name,
-        text: template.replace("{}", &value),
-        split: split.map(|s| s.replace("{}", &value)),
-        value,
-    }
-}
-
-fn pem(r: &mut Rng, kind: &str, line: usize, lines: usize) -> (String, String) {
-    let mut body: Vec<String> = (0..lines).map(|_| r.string(&b64(), line)).collect();
-    body.push(r.string(&b64(), line / 3) + "==");
-    let body = body.join("\n");
-    let text = format!("-----BEGIN {kind}-----\n{body}\n-----END {kind}-----");
-    (text, body)
-}
-
-fn digits(r: &mut Rng, n: usize) -> String {
-    format!("{}{}", 1 + r.below(9), r.string(DIGITS, n - 1))
-}
-
-/// The corpus: every documented default shape, and realistic variants of
-/// them (a Telegram token inside its bot URL, a password-only Redis URL, a
-/// Python dict, a `.netrc` line, a shell line continuation).
-fn shapes() -> Vec<Shape> {
-    let r = &mut Rng(0x0005_eed0_f5ec_2e75);
-    let (alnum, b64url, b64, upper_alnum) = (alnum(), b64url(), b64(), upper_alnum());
-    let mut v = vec![
-        bare("openai sk-", format!("sk-{}", r.string(&alnum, 48))),
-        bare(
-            "openai sk-proj-",
-            format!("sk-proj-{}", r.string(&b64url, 120)),
-        ),
-        bare(
-            "openai sk-svcacct-",
-            format!("sk-svcacct-{}", r.string(&b64url, 100)),
-        ),
-        bare(
-            "anthropic sk-ant-api03-",
-            format!("sk-ant-api03-{}AA", r.string(&b64url, 93)),
-        ),
-        bare(
-            "anthropic sk-ant-admin01-",
-            format!("sk-ant-admin01-{}AA", r.string(&b64url, 93)),
-        ),
-        bare("github ghp_", format!("ghp_{}", r.string(&alnum, 36))),
-        bare("github gho_", format!("gho_{}", r.string(&alnum, 36))),
-        bare("github ghs_", format!("ghs_{}", r.string(&alnum, 36))),
-        bare("github ghu_", format!("ghu_{}", r.string(&alnum, 36))),
-        bare(
-            "github github_pat_",
-            format!(
-                "github_pat_11{}_{}",
-                r.string(&upper_alnum, 20),
-                r.string(&alnum, 59)
-            ),
-        ),
-        bare("gitlab glpat-", format!("glpat-{}", r.string(&b64url, 20))),
-        bare(
-            "slack xoxb-",
-            format!(
-                "xoxb-{}-{}-{}",
-                digits(r, 12),
-                digits(r, 13),
-                r.string(&alnum, 24)
-            ),
-        ),
-        bare(
-            "slack xoxp-",
-            format!(
-                "xoxp-{}-{}-{}-{}",
-                digits(r, 12),
-                digits(r, 12),
-                digits(r, 13),
-                r.string(HEX, 32)
-            ),
-        ),
-    ];
-    let hook = format!(
-        "T{}/B{}/{}",
-        r.string(&upper_alnum, 8),
-        r.string(&upper_alnum, 10),
-        r.string(&alnum, 24)
-    );
-    v.push(named(
-        "slack webhook",
-        "https://hooks.slack.com/services/{}",
-        hook,
-        None,
-    ));
-    v.push(bare(
-        "aws AKIA key id",
-        format!("AKIA{}", r.string(&upper_alnum, 16)),
-    ));
-    v.push(bare(
-        "aws ASIA key id",
-        format!("ASIA{}", r.string(&upper_alnum, 16)),
-    ));
-    v.push(named(
-        "aws secret key assignment",
-        "aws_secret_access_key = {}",
-        r.string(&b64, 40),
-        Some("aws_secret_access_key =\n    {}"),
-    ));
-    v.push(named(
-        "aws secret key env quoted",
-        "export AWS_SECRET_ACCESS_KEY=\"{}\"",
-        r.string(&b64, 40),
-        None,
-    ));
-    v.push(bare(
-        "google AIza",
-        format!("AIza{}", r.string(&b64url, 35)),
-    ));
-    v.push(bare(
-        "google ya29.",
-        format!("ya29.{}", r.string(&b64url, 120)),
-    ));
-    v.push(bare(
-        "huggingface hf_",
-        format!("hf_{}", r.string(&alnum, 34)),
-    ));
-    v.push(bare(
-        "stripe sk_live_",
-        format!("sk_live_{}", r.string(&alnum, 99)),
-    ));
-    v.push(bare(
-        "stripe rk_live_",
-        format!("rk_live_{}", r.string(&alnum, 40)),
-    ));
-    v.push(bare("npm npm_", format!("npm_{}", r.string(&alnum, 36))));
-    v.push(bare(
-        "pypi pypi-",
-        format!("pypi-AgEIcHlwaS5vcmc{}", r.string(&b64url, 140)),
-    ));
-    v.push(bare(
-        "sendgrid SG.",
-        format!("SG.{}.{}", r.string(&b64url, 22), r.string(&b64url, 43)),
-    ));
-    v.push(bare(
-        "digitalocean dop_v1_",
-        format!("dop_v1_{}", r.string(HEX, 64)),
-    ));
-    v.push(bare(
-        "databricks dapi",
-        format!("dapi{}", r.string(HEX, 32)),
-    ));
-    v.push(bare(
-        "shopify shpat_",
-        format!("shpat_{}", r.string(HEX, 32)),
-    ));
-    let telegram = format!("{}:AA{}", digits(r, 10), r.string(&b64url, 33));
-    v.push(bare("telegram bot token", telegram));
-    let telegram = format!("{}:AA{}", digits(r, 10), r.string(&b64url, 33));
-    v.push(named(
-        "telegram bot token in bot URL",
-        "https://api.telegram.org/bot{}/sendMessage",
-        telegram,
-        None,
-    ));
-    v.push(bare(
-        "discord bot token",
-        format!(
-            "M{}.{}.{}",
-            r.string(&alnum, 25),
-            r.string(&b64url, 6),
-            r.string(&b64url, 38)
-        ),
-    ));
-    v.push(bare(
-        "age secret key",
-        format!("AGE-SECRET-KEY-1{}", r.string(BECH32, 58)),
-    ));
-    v.push(bare(
-        "jwt",
-        format!(
-            "eyJ{}.eyJ{}.{}",
-            r.string(&b64url, 33),
-            r.string(&b64url, 90),
-            r.string(&b64url, 43)
-        ),
-    ));
-    for (name, kind, line, lines) in [
-        ("pem rsa", "RSA PRIVATE KEY", 64, 12),
-        ("pem ec", "EC PRIVATE KEY", 64, 3),
-        ("pem openssh", "OPENSSH PRIVATE KEY", 70, 7),
-        ("pem pkcs8", "PRIVATE KEY", 64, 10),
-        ("pem encrypted pkcs8", "ENCRYPTED PRIVATE KEY", 64, 8),
-    ] {
-        let (text, value) = pem(r, kind, line, lines);
-        v.push(Shape {
-            name,
-            text,
-            value,
-            split: None,
-        });
-    }
-    v.extend([
-        named(
-            "authorization bearer",
-            "Authorization: Bearer {}",
-            r.string(&b64url, 48),
-            Some("Authorization:\n  Bearer {}"),
-        ),
-        named(
-            "authorization basic",
-            "Authorization: Basic {}",
-            r.string(&b64, 38) + "=",
-            Some("Authorization:\n  Basic {}"),
-        ),
-        named(
-            "authorization token",
-            "Authorization: token {}",
-            r.string(HEX, 40),
-            Some("Authorization:\n  token {}"),
-        ),
-        named(
-            "curl bearer header",
-            "curl -H \"Authorization: Bearer {}\" https://api.example.com/v1/jobs",
-            r.string(&b64url, 40),
-            None,
-        ),
-        named(
-            "PASSWORD= assignment",
-            "PASSWORD={}",
-            r.string(&(alnum.clone() + "!@#%^&*"), 18),
-            None,
-        ),
-        named(
-            "DB_PASSWORD: yaml",
-            "DB_PASSWORD: {}",
-            r.string(&alnum, 20),
-            Some("DB_PASSWORD:\n  {}"),
-        ),
-        named(
-            "export GITHUB_TOKEN=",
-            "export GITHUB_TOKEN={}",
-            format!("ghp_{}", r.string(&alnum, 36)),
-            None,
-        ),
-        named(
-            "export SERVICE_API_TOKEN=",
-            "export SERVICE_API_TOKEN={}",
-            r.string(HEX, 40),
-            None,
-        ),
-        named(
-            "api_key: yaml",
-            "api_key: {}",
-            r.string(&alnum, 32),
-            Some("api_key:\n  {}"),
-        ),
-        named(
-            "X-Api-Key header",
-            "X-Api-Key: {}",
-            r.string(&alnum, 32),
-            None,
-        ),
-        named(
-            "azure AccountKey",
-            "DefaultEndpointsProtocol=https;AccountName=prodstore;AccountKey={};EndpointSuffix=core.windows.net",
-            r.string(&b64, 86) + "==",
-            None,
-        ),
-        named(
-            "postgres URL password",
-            "postgres://deploy:{}@db.internal:5432/app",
-            r.string(&alnum, 24),
-            None,
-        ),
-        named(
-            "mongodb+srv URL password",
-            "mongodb+srv://admin:{}@cluster0.ab1cd.mongodb.net/prod",
-            r.string(&alnum, 24),
-            None,
-        ),
-        named(
-            "https URL password",
-            "https://bob:{}@git.example.com/team/repo.git",
-            r.string(&alnum, 20),
-            None,
-        ),
-        named(
-            "redis URL password only",
-            "redis://:{}@cache.internal:6379/0",
-            r.string(&alnum, 24),
-            None,
-        ),
-        named(
-            "json password",
-            r#"{"user": "deploy", "password": "{}"}"#,
-            r.string(&(alnum.clone() + "!#%&*"), 20),
-            Some("{\n  \"user\": \"deploy\",\n  \"password\":\n    \"{}\"\n}"),
-        ),
-        named(
-            "json api_key",
-            r#"{"api_key": "{}", "region": "eu-west-1"}"#,
-            r.string(&alnum, 32),
-            Some("{\n  \"api_key\":\n    \"{}\"\n}"),
-        ),
-        named(
-            "json client_secret",
-            r#"{"client_id": "web", "client_secret": "{}"}"#,
-            r.string(&b64url, 40),
-            None,
-        ),
-        named(
-            "json access_token",
-            r#"{"access_token":"{}","token_type":"bearer","expires_in":3600}"#,
-            r.string(&b64url, 64),
-            None,
-        ),
-        named(
-            "--token flag",
-            "vault login --token {} -address=https://vault.internal",
-            format!("hvs.{}", r.string(&b64url, 90)),
-            Some("vault login \\\n  --token \\\n  {}"),
-        ),
-        named(
-            "--password= flag",
-            "mysql -u root --password={} -h db.internal",
-            r.string(&alnum, 20),
-            None,
-        ),
-        named(
-            "--api-key flag",
-            "deployctl push --api-key {} --env prod",
-            r.string(&alnum, 32),
-            None,
-        ),
-        named(
-            "python dict password",
-            "config = {'user': 'deploy', 'password': '{}'}",
-            r.string(&alnum, 20),
-            None,
-        ),
-        named(
-            "netrc password",
-            "machine api.example.com login deploy password {}",
-            r.string(&alnum, 24),
-            None,
-        ),
-    ]);
-    v
-}
-
-/// The first 8-character piece of `value` (within one of its white-space
-/// separated parts) that `output` shows.
-fn leaked(value: &str, output: &str) -> Option<String> {
-    value.split_whitespace().find_map(|piece| {
-        let chars: Vec<char> = piece.chars().collect();
-        chars
-            .windows(8)
-            .map(|w| w.iter().collect::<String>())
-            .find(|w| output.contains(w.as_str()))
+/// The shared corpus, read once.
+fn shapes() -> &'static [Shape] {
+    static SHAPES: OnceLock<Vec<Shape>> = OnceLock::new();
+    SHAPES.get_or_init(|| {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/secrets/shapes.json");
+        let json = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        serde_json::from_str(&json).unwrap_or_else(|e| panic!("{path}: {e}"))
     })
 }
 
-/// `value` without line breaks, cut into lines of `width` characters.
+/// The first secret of the shape named `name`.
+fn secret_of(name: &str) -> &'static str {
+    let shape = shapes().iter().find(|s| s.name == name);
+    &shape.unwrap_or_else(|| panic!("no shape {name:?}")).secrets[0]
+}
+
+/// Length of the fragments that count as showing a secret.
+const FRAGMENT: usize = 8;
+
+/// The `FRAGMENT`-character windows of `text`, in order.
+fn windows(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    chars
+        .windows(FRAGMENT)
+        .map(|w| w.iter().collect())
+        .collect()
+}
+
+/// `text` without white space.
+fn squeeze(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// The fragments of `secret`, within each of its white-space separated
+/// pieces, in order.
+fn fragments(secret: &str) -> Vec<String> {
+    secret.split_whitespace().flat_map(windows).collect()
+}
+
+/// The secrets of one message and what the message says outside them.
+struct Secrets {
+    /// The secrets, as in `shapes.json`.
+    values: Vec<&'static str>,
+    /// The tokens of the message's text with every secret (as it was
+    /// written: wrapped, split, …) cut out.
+    outside_tokens: Vec<String>,
+    /// Per secret, its fragments that do not occur outside it, lower-cased
+    /// or with the outside's white space removed.
+    fragments: Vec<HashSet<String>>,
+}
+
+impl Secrets {
+    /// The secrets `values` of message `text`, written there as `forms`
+    /// (`forms[i]` is `values[i]` as written).
+    fn new(text: &str, values: Vec<&'static str>, forms: &[String]) -> Self {
+        let mut outside = text.to_owned();
+        let mut longest_first: Vec<&String> = forms.iter().collect();
+        longest_first.sort_by_key(|f| std::cmp::Reverse(f.len()));
+        for form in longest_first {
+            assert!(text.contains(form.as_str()), "{form:?} not in {text:?}");
+            outside = outside.replace(form.as_str(), "\n");
+        }
+        let outside = outside.to_lowercase();
+        let squeezed = squeeze(&outside);
+        let fragments = values
+            .iter()
+            .map(|v| {
+                fragments(v)
+                    .into_iter()
+                    .filter(|f| {
+                        let f = f.to_lowercase();
+                        !outside.contains(&f) && !squeezed.contains(&f)
+                    })
+                    .collect()
+            })
+            .collect();
+        Secrets {
+            values,
+            outside_tokens: tokens(&outside),
+            fragments,
+        }
+    }
+
+    /// The first secret `output` shows, and a fragment of it shown.
+    fn shown(&self, output: &str) -> Option<(&'static str, String)> {
+        let mut seen: HashSet<String> = windows(output).into_iter().collect();
+        seen.extend(windows(&squeeze(output)));
+        self.values
+            .iter()
+            .zip(&self.fragments)
+            .find_map(|(value, fragments)| {
+                let piece = fragments.iter().find(|f| seen.contains(*f))?;
+                Some((*value, piece.clone()))
+            })
+    }
+
+    /// Whether `query` may find the message through its text outside its
+    /// secrets: every term (`word`, `prefix*`) matches a run of the tokens
+    /// there, as the search matches it. This is "the query's text occurs
+    /// outside the secret, case-insensitively" as the search reads text:
+    /// `pypi-*` is found by `[pypi]`, `f~T*` by `-F token`.
+    fn outside_matches(&self, query: &str) -> bool {
+        query.split_whitespace().all(|term| {
+            let (term, prefix) = match term.strip_suffix('*') {
+                Some(term) => (term, true),
+                None => (term, false),
+            };
+            let wanted = tokens(term);
+            let Some((last, init)) = wanted.split_last() else {
+                return true;
+            };
+            self.outside_tokens.windows(wanted.len()).any(|run| {
+                let (run_last, run_init) = run.split_last().unwrap();
+                run_init == init
+                    && if prefix {
+                        run_last.starts_with(last.as_str())
+                    } else {
+                        run_last == last
+                    }
+            })
+        })
+    }
+}
+
+/// The tokens of `text`, as the index has them (`sessions cjk 1`).
+fn tokens(text: &str) -> Vec<String> {
+    let options = Options {
+        remove_diacritics: true,
+        cjk: true,
+    };
+    let tokens = Tokenizer::new(options).tokens(text.as_bytes());
+    tokens.into_iter().map(|(token, _, _)| token).collect()
+}
+
+/// `value` without white space, cut into lines of `width` characters.
 fn wrap(value: &str, width: usize) -> String {
-    let chars: Vec<char> = value.chars().filter(|c| !c.is_whitespace()).collect();
+    let chars: Vec<char> = squeeze(value).chars().collect();
     chars
         .chunks(width)
         .map(|c| c.iter().collect::<String>())
@@ -433,302 +205,447 @@ fn wrap(value: &str, width: usize) -> String {
         .join("\n")
 }
 
+/// `text` with each of `secrets` replaced by `form(secret)`, and those forms.
+fn rewrite(text: &str, secrets: &[String], form: impl Fn(&str) -> String) -> (String, Vec<String>) {
+    let forms: Vec<String> = secrets.iter().map(|s| form(s)).collect();
+    let mut text = text.to_owned();
+    for (secret, form) in secrets.iter().zip(&forms) {
+        text = text.replace(secret.as_str(), form);
+    }
+    (text, forms)
+}
+
 /// Filler prose of about `len` characters that shares no word with the
-/// corpus or the searched words.
+/// searched words.
 fn filler(len: usize) -> String {
     let words = "the build ran again and we moved on to the next step ";
     words.repeat(len / words.len() + 1)[..len].to_owned()
 }
 
+/// The queries for `secret` alone that must not find a message holding
+/// it: the secret, and three of its fragments (the first, the one `pick`
+/// chooses, the last).
+fn secret_queries(secret: &str, pick: usize) -> Vec<String> {
+    let all = fragments(secret);
+    let mut chosen = vec![0, pick % all.len(), all.len() - 1];
+    chosen.dedup();
+    let fragments = chosen.into_iter().map(|i| all[i].clone());
+    std::iter::once(secret.to_owned())
+        .chain(fragments)
+        .collect()
+}
+
+/// The first 3 to 8 characters of `secret`, for `word prefix*` queries.
+fn prefixes(secret: &str) -> Vec<String> {
+    let head: Vec<char> = secret.split_whitespace().next().unwrap().chars().collect();
+    (3..=FRAGMENT.min(head.len()))
+        .map(|n| head[..n].iter().collect())
+        .collect()
+}
+
+/// A search that finds nothing when the query is rejected.
+fn search_or_nothing(store: &Store, query: &str, options: &SearchOptions) -> SearchResponse {
+    match try_search(store, query, options) {
+        Err(Error::Store(_)) => SearchResponse {
+            results: Vec::new(),
+            indexing: false,
+            truncated: false,
+            warning: None,
+        },
+        other => other.unwrap_or_else(|e| panic!("search {query:?} failed: {e}")),
+    }
+}
+
 /// One message of the corpus and how to search for it.
 struct Case {
-    shape: usize,
+    shape: &'static Shape,
     placement: &'static str,
     /// What the placement varies (`after 40`, `width 27`), for reports.
     detail: String,
+    /// The message's own word, outside its secrets.
     word: String,
+    /// The message.
+    text: String,
+    secrets: Secrets,
+    /// `messages.id`, once written.
     id: i64,
-    /// `snippetChars` values to search with.
+    /// `snippetChars` values to search for `word` with.
     snippet_chars: Vec<i64>,
     /// `maxChars` values to read history with.
     max_chars: Vec<i64>,
-    /// Search for the value's words too: they must not find this message.
-    search_value: bool,
 }
 
+impl Case {
+    /// How reports name this case.
+    fn label(&self) -> String {
+        let label = format!(
+            "{} ({}) / {}",
+            self.shape.name, self.shape.family, self.placement
+        );
+        if self.detail.is_empty() {
+            label
+        } else {
+            format!("{label} {}", self.detail)
+        }
+    }
+}
+
+/// The session every message is written to, and the caller.
 const KEY: &str = "agent:main:secrets";
 
-struct Corpus {
-    store: Store,
-    shapes: Vec<Shape>,
-    cases: Vec<Case>,
-}
+/// Most `snippetChars` values a `boundary` message is searched with.
+const EDGES: usize = 4;
 
-/// The corpus in the placements `placements`.
-fn corpus(placements: &[&str]) -> Corpus {
-    let store = store();
-    session(&store, KEY, "main", None);
-    let shapes = shapes();
+/// The messages of `placement`, not yet written.
+fn cases(placement: &'static str) -> Vec<Case> {
     let mut cases = Vec::new();
-    let mut n = 0;
-    let mut add = |cases: &mut Vec<Case>,
-                   shape: usize,
-                   placement: &'static str,
+    let mut add = |shape: &'static Shape,
                    detail: String,
                    text: &dyn Fn(&str) -> String,
+                   forms: &[String],
                    snippet_chars: Vec<i64>,
-                   max_chars: Vec<i64>,
-                   search_value: bool| {
-        if !placements.contains(&placement) {
-            return;
-        }
-        let word = unique_word(n);
-        n += 1;
+                   max_chars: Vec<i64>| {
+        let word = unique_word(cases.len());
         let text = text(&word);
-        let id = say(&store, KEY, Role::Assistant, &text, 1_000 + n as i64);
+        let values = shape.secrets.iter().map(String::as_str).collect();
         cases.push(Case {
             shape,
             placement,
             detail,
+            secrets: Secrets::new(&text, values, forms),
             word,
-            id,
+            text,
+            id: 0,
             snippet_chars,
             max_chars,
-            search_value,
         });
     };
-    // snippetChars values that put an excerpt's edge between `lo` and `hi`
-    // characters from the word (excerpts keep about a third of their
-    // budget before the match and two thirds after it).
-    let crossing = |lo: usize, hi: usize| -> Vec<i64> {
-        (8..=300)
+    // At most `EDGES` snippetChars values that put an excerpt's edge between
+    // `lo` and `hi` characters from the word (excerpts keep about a third
+    // of their budget before the match and two thirds after it), every
+    // shape (`n`) trying others.
+    let crossing = |lo: usize, hi: usize, n: usize| -> Vec<i64> {
+        let all: Vec<i64> = (8..=300)
             .step_by(5)
             .filter(|&m| m >= lo && m <= hi)
             .map(|m| m as i64)
-            .collect()
+            .collect();
+        let step = all.len().div_ceil(EDGES).max(1);
+        all.into_iter().skip(n % step).step_by(step).collect()
     };
-    for (i, shape) in shapes.iter().enumerate() {
-        let secret = &shape.text;
-        add(
-            &mut cases,
-            i,
-            "prose",
-            String::new(),
-            &|w| format!("Earlier today {w} I set {secret} for the deploy pipeline and it worked."),
-            vec![300, 120, 40],
-            vec![20000],
-            true,
-        );
-        let offset = |text: &str| text.find(secret.as_str()).unwrap() as i64;
-        let len = secret.chars().count();
-        for gap in [0, 40] {
-            let after = |w: &str| {
-                format!(
-                    "{} {w} {} {secret} {}",
-                    filler(200),
-                    filler(gap),
-                    filler(200)
+    for (n, shape) in shapes().iter().enumerate() {
+        let secrets = &shape.secrets;
+        let longest = secrets
+            .iter()
+            .map(|s| squeeze(s).chars().count())
+            .max()
+            .unwrap_or(0);
+        // The shape as written, holding its secrets.
+        let written = &shape.text;
+        match placement {
+            "prose" => {
+                add(
+                    shape,
+                    String::new(),
+                    &|w| {
+                        format!("Earlier today {w} I set {written} for the deploy pipeline and it worked.")
+                    },
+                    secrets,
+                    vec![300, 120, 40],
+                    vec![20000],
                 )
-            };
-            let at = offset(&after("x"));
-            add(
-                &mut cases,
-                i,
-                "boundary",
-                format!("secret {gap} after the word"),
-                &after,
-                crossing(gap, 2 * (gap + len) + 12),
-                vec![at, at + 4, at + 9, at + 20],
-                false,
-            );
-            let before = |w: &str| {
-                format!(
-                    "{} {secret} {} {w} {}",
-                    filler(200),
-                    filler(gap),
-                    filler(200)
-                )
-            };
-            let at = offset(&before("x"));
-            add(
-                &mut cases,
-                i,
-                "boundary",
-                format!("secret {gap} before the word"),
-                &before,
-                crossing(2 * gap, 3 * (gap + len) + 12),
-                vec![at + 1, at + 9, at + 20],
-                false,
-            );
-        }
-        for width in [20, 24, 27, 32, 36, 40] {
-            let wrapped = shape
-                .text
-                .replacen(&shape.value, &wrap(&shape.value, width), 1);
-            add(
-                &mut cases,
-                i,
-                "wrapped",
-                format!("width {width}"),
-                &|w| format!("{w} the value was\n{wrapped}\nand then we moved on."),
-                vec![300, 60],
-                vec![20000],
-                true,
-            );
-        }
-        for width in [20, 33] {
-            // Windows line ends and an indented continuation, as in a
-            // quoted e-mail or a YAML block.
-            let chunks = wrap(&shape.value, width).replace('\n', "\r\n    ");
-            let wrapped = shape.text.replacen(&shape.value, &chunks, 1);
-            add(
-                &mut cases,
-                i,
-                "wrapped-crlf-indented",
-                format!("width {width}"),
-                &|w| format!("{w} the value was\r\n    {wrapped}\r\nand then we moved on."),
-                vec![300, 60],
-                vec![20000],
-                true,
-            );
-        }
-        for (how, before, after) in [
-            ("in backticks", "`", "`"),
-            ("in parentheses", "(", ")."),
-            ("in single quotes", "'", "'"),
-            ("after a colon", "key:", ","),
-            ("between CJK words", "密钥是", "请保管好"),
-            ("between Japanese words", "トークンは", "です"),
-            ("after an emoji", "🔑", "✅"),
-            ("between CJK words", "密钥是", "请保管好"),
-            ("between Japanese words", "トークンは", "です"),
-        ] {
-            let text = format!("{before}{secret}{after}");
-            let placement = if how.contains("CJK") || how.contains("Japanese") {
-                "cjk-adjacent"
-            } else {
-                "adjacent"
-            };
-            add(
-                &mut cases,
-                i,
-                placement,
-                how.to_owned(),
-                &|w| format!("{w} note {text} done"),
-                vec![300, 50],
-                vec![20000],
-                true,
-            );
-        }
-        if let Some(split) = &shape.split {
-            add(
-                &mut cases,
-                i,
-                "split",
-                String::new(),
-                &|w| format!("{w} the settings were\n{split}\nand then we moved on."),
-                vec![300, 60],
-                vec![20000],
-                true,
-            );
+            }
+            "boundary" => {
+                let len = written.chars().count();
+                // Where history cuts texts: at or just after each secret
+                // (0 and 9 characters in for one gap, 4 and 20 for the other).
+                let cuts = |text: &str, gap: usize| -> Vec<i64> {
+                    let into: [i64; 2] = if gap == 0 { [0, 9] } else { [4, 20] };
+                    secrets
+                        .iter()
+                        .flat_map(|s| {
+                            let at = text[..text.find(s.as_str()).unwrap()].chars().count() as i64;
+                            into.map(|n| at + n)
+                        })
+                        .collect()
+                };
+                for gap in [0, 40] {
+                    let after = |w: &str| {
+                        format!(
+                            "{} {w} {} {written} {}",
+                            filler(200),
+                            filler(gap),
+                            filler(200)
+                        )
+                    };
+                    add(
+                        shape,
+                        format!("secret {gap} after the word"),
+                        &after,
+                        secrets,
+                        crossing(gap, 2 * (gap + len) + 12, n),
+                        cuts(&after("x"), gap),
+                    );
+                    let before = |w: &str| {
+                        format!(
+                            "{} {written} {} {w} {}",
+                            filler(200),
+                            filler(gap),
+                            filler(200)
+                        )
+                    };
+                    add(
+                        shape,
+                        format!("secret {gap} before the word"),
+                        &before,
+                        secrets,
+                        crossing(2 * gap, 3 * (gap + len) + 12, n),
+                        cuts(&before("x"), gap),
+                    );
+                }
+            }
+            "wrapped" => {
+                for width in [20, 26, 33, 40] {
+                    if longest <= width {
+                        continue;
+                    }
+                    let (wrapped, forms) = rewrite(written, secrets, |s| wrap(s, width));
+                    add(
+                        shape,
+                        format!("width {width}"),
+                        &|w| format!("{w} the value was\n{wrapped}\nand then we moved on."),
+                        &forms,
+                        vec![300, 60],
+                        vec![20000],
+                    );
+                }
+            }
+            "wrapped-crlf-indented" => {
+                for width in [20, 33] {
+                    if longest <= width {
+                        continue;
+                    }
+                    // Windows line ends and an indented continuation, as in
+                    // a quoted e-mail or a YAML block.
+                    let (wrapped, forms) = rewrite(written, secrets, |s| {
+                        wrap(s, width).replace('\n', "\r\n    ")
+                    });
+                    add(
+                        shape,
+                        format!("width {width}"),
+                        &|w| format!("{w} the value was\r\n    {wrapped}\r\nand then we moved on."),
+                        &forms,
+                        vec![300, 60],
+                        vec![20000],
+                    );
+                }
+            }
+            "adjacent" | "cjk-adjacent" => {
+                for (how, before, after) in [
+                    ("in backticks", "`", "`"),
+                    ("in parentheses", "(", ")."),
+                    ("in single quotes", "'", "'"),
+                    ("after a colon", "key:", ","),
+                    ("after an emoji", "🔑", "✅"),
+                    ("between CJK words", "密钥是", "请保管好"),
+                    ("between Japanese words", "トークンは", "です"),
+                ] {
+                    let cjk = how.contains("CJK") || how.contains("Japanese");
+                    if cjk != (placement == "cjk-adjacent") {
+                        continue;
+                    }
+                    add(
+                        shape,
+                        how.to_owned(),
+                        &|w| format!("{w} note {before}{written}{after} done"),
+                        secrets,
+                        vec![300, 50],
+                        vec![20000],
+                    );
+                }
+            }
+            "split" => {
+                if let Some(split) = &shape.split {
+                    add(
+                        shape,
+                        String::new(),
+                        &|w| format!("{w} the settings were\n{split}\nand then we moved on."),
+                        secrets,
+                        vec![300, 60],
+                        vec![20000],
+                    );
+                }
+            }
+            other => panic!("unknown placement {other:?}"),
         }
     }
-    Corpus {
-        store,
-        shapes,
-        cases,
-    }
+    cases
 }
 
-/// Every way `case` leaks, as report lines.
-fn leaks(corpus: &Corpus, case: &Case) -> Vec<String> {
-    let shape = &corpus.shapes[case.shape];
-    let mut found = Vec::new();
-    let mut report = |how: String, output: &str, piece: String| {
-        found.push(format!(
-            "{} / {} {}: {how} shows {piece:?} in {output:?}",
-            shape.name, case.placement, case.detail
-        ));
-    };
-    for &chars in &case.snippet_chars {
-        let response = search(
-            &corpus.store,
-            &case.word,
-            &SearchOptions {
-                snippet_chars: Some(chars),
-                ..options(KEY)
-            },
-        );
-        let hit = response.results.iter().find(|h| h.id == case.id);
-        let Some(hit) = hit else {
-            report(
-                format!("search {:?} (snippetChars {chars})", case.word),
-                "no hit",
-                "no hit for a word outside the secret".into(),
-            );
-            continue;
-        };
-        if let Some(piece) = leaked(&shape.value, &hit.snippet) {
-            report(format!("snippetChars {chars}"), &hit.snippet, piece);
+/// What fails, by index in `Corpus::cases`.
+type Failures = BTreeMap<usize, Vec<String>>;
+
+/// Adds `what` to the failures of message `i`.
+fn fail(found: &mut Failures, i: usize, what: String) {
+    found.entry(i).or_default().push(what);
+}
+
+/// The messages of one placement, written into one store.
+struct Corpus {
+    store: Store,
+    cases: Vec<Case>,
+    /// Where each message is in `cases`, by `messages.id`.
+    by_id: HashMap<i64, usize>,
+}
+
+impl Corpus {
+    /// The messages of `placement`, written.
+    fn new(placement: &'static str) -> Self {
+        let store = store();
+        session(&store, KEY, "main", None);
+        let mut cases = cases(placement);
+        for (n, case) in cases.iter_mut().enumerate() {
+            case.id = say(&store, KEY, Role::Assistant, &case.text, 1_000 + n as i64);
+        }
+        let by_id = cases.iter().enumerate().map(|(i, c)| (c.id, i)).collect();
+        Corpus {
+            store,
+            cases,
+            by_id,
         }
     }
-    for &chars in &case.max_chars {
-        let window = history(
-            &corpus.store,
-            KEY,
-            &HistoryOptions {
-                around: Some(MessageRef::Id(case.id)),
-                before: Some(0),
-                after: Some(0),
-                max_chars: Some(chars),
-                ..history_options(KEY)
-            },
-        );
-        let text = &window.messages[0].text;
-        if let Some(piece) = leaked(&shape.value, text) {
-            report(format!("history maxChars {chars}"), text, piece);
-        }
-    }
-    if case.search_value {
-        let mut queries = vec![shape.value.clone()];
-        queries.extend(
-            shape
-                .value
-                .split(|c: char| !c.is_ascii_alphanumeric())
-                .filter(|w| w.len() >= 6)
-                .take(3)
-                .map(str::to_owned),
-        );
-        for query in queries {
-            let response = search(&corpus.store, &query, &options(KEY));
-            if let Some(hit) = response.results.iter().find(|h| h.id == case.id) {
-                report(
-                    format!("searching for the secret ({query:?})"),
-                    &hit.snippet,
-                    "a hit".into(),
+
+    /// Reports every hit of `response` (to `query`) that shows a secret of
+    /// its message.
+    fn check_hits(&self, response: &SearchResponse, query: &str, found: &mut Failures) {
+        for hit in &response.results {
+            let Some(&i) = self.by_id.get(&hit.id) else {
+                continue;
+            };
+            if let Some((secret, piece)) = self.cases[i].secrets.shown(&hit.snippet) {
+                let what = format!(
+                    "(a) search {query:?} shows {piece:?} of {secret:?} in {:?}",
+                    hit.snippet
                 );
+                fail(found, i, what);
             }
         }
     }
-    found
-}
 
-/// Runs every case and returns the leaks: first the leaking
-/// `(shape, placement)` pairs, then every leak.
-fn run(corpus: &Corpus) -> Vec<String> {
-    let mut pairs = std::collections::BTreeSet::new();
-    let mut all = Vec::new();
-    for case in &corpus.cases {
-        let name = corpus.shapes[case.shape].name;
-        let found = leaks(corpus, case);
-        if !found.is_empty() {
-            pairs.insert(format!("(\"{name}\", \"{}\"),", case.placement));
+    /// Checks `self.cases[i]` with its own word: (c) it finds the message,
+    /// (a) neither its excerpts nor the history show a secret, (b) no
+    /// `word prefix*` finds it.
+    fn check_case(&self, i: usize, found: &mut Failures) {
+        let case = &self.cases[i];
+        for &chars in &case.snippet_chars {
+            let options = SearchOptions {
+                snippet_chars: Some(chars),
+                ..options(KEY)
+            };
+            let response = search(&self.store, &case.word, &options);
+            let query = format!("{} (snippetChars {chars})", case.word);
+            self.check_hits(&response, &query, found);
+            if !response.results.iter().any(|h| h.id == case.id) {
+                fail(found, i, format!("(c) {query} does not find it"));
+            }
         }
-        all.extend(found);
+        for &chars in &case.max_chars {
+            let window = history(
+                &self.store,
+                KEY,
+                &HistoryOptions {
+                    around: Some(MessageRef::Id(case.id)),
+                    before: Some(0),
+                    after: Some(0),
+                    max_chars: Some(chars),
+                    ..history_options(KEY)
+                },
+            );
+            let text = &window.messages[0].text;
+            if let Some((secret, piece)) = case.secrets.shown(text) {
+                let what = format!(
+                    "(a) history (maxChars {chars}) shows {piece:?} of {secret:?} in {text:?}"
+                );
+                fail(found, i, what);
+            }
+        }
+        for secret in &case.secrets.values {
+            for prefix in prefixes(secret) {
+                let query = format!("{} {prefix}*", case.word);
+                if !case.secrets.outside_matches(&query) {
+                    self.check_attack(&query, &[i], found);
+                }
+            }
+        }
     }
-    pairs.into_iter().chain(all).collect()
+
+    /// (b): `query` finds none of the messages `cases` (indexes into
+    /// `self.cases`); (a) for every hit.
+    fn check_attack(&self, query: &str, cases: &[usize], found: &mut Failures) {
+        let options = SearchOptions {
+            limit: Some(25),
+            ..options(KEY)
+        };
+        let response = search_or_nothing(&self.store, query, &options);
+        self.check_hits(&response, query, found);
+        for hit in &response.results {
+            if let Some(&i) = self.by_id.get(&hit.id).filter(|i| cases.contains(i)) {
+                let what = format!("(b) {query:?} finds it: {:?}", hit.snippet);
+                fail(found, i, what);
+            }
+        }
+    }
+
+    /// (b) for the messages `first..end`, all of one shape: searching for
+    /// each secret, or fragments of it, finds none of them (those whose
+    /// text outside the secrets holds the query excepted).
+    fn check_shape(&self, first: usize, end: usize, found: &mut Failures) {
+        let shape = self.cases[first].shape;
+        for (k, secret) in shape.secrets.iter().enumerate() {
+            let pick = Rng((self.cases[first].id as u64) << 8 | k as u64 | 1 << 40).next();
+            for query in secret_queries(secret, pick as usize) {
+                let cases: Vec<usize> = (first..end)
+                    .filter(|&i| !self.cases[i].secrets.outside_matches(&query))
+                    .collect();
+                if !cases.is_empty() {
+                    self.check_attack(&query, &cases, found);
+                }
+            }
+        }
+    }
+
+    /// Runs every check and returns the failures: first the failing
+    /// `(shape, placement)` pairs, then every failure.
+    fn run(&self) -> Vec<String> {
+        let mut found = Failures::new();
+        let mut first = 0;
+        while first < self.cases.len() {
+            let shape = self.cases[first].shape;
+            let end = (first..self.cases.len())
+                .find(|&i| !std::ptr::eq(self.cases[i].shape, shape))
+                .unwrap_or(self.cases.len());
+            self.check_shape(first, end, &mut found);
+            for i in first..end {
+                self.check_case(i, &mut found);
+            }
+            first = end;
+        }
+        let pairs: BTreeSet<String> = found
+            .keys()
+            .map(|&i| {
+                let case = &self.cases[i];
+                format!("(\"{}\", \"{}\"),", case.shape.name, case.placement)
+            })
+            .collect();
+        let all = found.iter().flat_map(|(&i, whats)| {
+            let label = self.cases[i].label();
+            whats.iter().map(move |what| format!("{label}: {what}"))
+        });
+        pairs.into_iter().chain(all).collect()
+    }
 }
 
+/// Every placement; each has its own test.
 const PLACEMENTS: [&str; 7] = [
     "prose",
     "cjk-adjacent",
@@ -740,43 +657,44 @@ const PLACEMENTS: [&str; 7] = [
 ];
 
 #[test]
-fn the_corpus_has_forty_shapes_and_every_placement() {
-    let corpus = corpus(&PLACEMENTS);
-    assert!(corpus.shapes.len() >= 40, "{}", corpus.shapes.len());
-    let mut per_placement: BTreeMap<&str, usize> = BTreeMap::new();
-    for case in &corpus.cases {
-        *per_placement.entry(case.placement).or_default() += 1;
+fn the_corpus_is_well_formed_and_has_every_placement() {
+    let shapes = shapes();
+    assert!(shapes.len() >= 110, "{}", shapes.len());
+    let names: BTreeSet<&str> = shapes.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names.len(), shapes.len(), "shape names are unique");
+    for shape in shapes {
+        assert!(!shape.secrets.is_empty(), "{}", shape.name);
+        for secret in &shape.secrets {
+            assert!(shape.text.contains(secret.as_str()), "{}", shape.name);
+            if let Some(split) = &shape.split {
+                assert!(split.contains(secret.as_str()), "{}", shape.name);
+            }
+            // Each secret really is one the check would notice when shown.
+            let secrets = Secrets::new(&shape.text, vec![secret], std::slice::from_ref(secret));
+            assert!(secrets.shown(&shape.text).is_some(), "{}", shape.name);
+        }
     }
+    let per_placement: BTreeMap<&str, usize> =
+        PLACEMENTS.iter().map(|&p| (p, cases(p).len())).collect();
+    for (placement, n) in &per_placement {
+        assert!(*n > 0, "{placement}: {per_placement:?}");
+    }
+    assert_eq!(per_placement["prose"], shapes.len());
+    assert_eq!(per_placement["adjacent"], 5 * shapes.len());
+    assert_eq!(per_placement["cjk-adjacent"], 2 * shapes.len());
+    assert_eq!(per_placement["boundary"], 4 * shapes.len());
     assert_eq!(
-        per_placement.keys().copied().collect::<Vec<_>>(),
-        [
-            "adjacent",
-            "boundary",
-            "cjk-adjacent",
-            "prose",
-            "split",
-            "wrapped",
-            "wrapped-crlf-indented"
-        ]
+        per_placement["split"],
+        shapes.iter().filter(|s| s.split.is_some()).count()
     );
-    // Each value really is a secret the check would notice when shown.
-    for shape in &corpus.shapes {
-        assert!(shape.text.contains(&shape.value), "{}", shape.name);
-        assert!(
-            leaked(&shape.value, &shape.text).is_some(),
-            "{}",
-            shape.name
-        );
-    }
 }
 
-/// Fails with every leak of `placement`.
-fn assert_no_leaks(placement: &str) {
-    let corpus = corpus(&[placement]);
-    let found = run(&corpus);
+/// Fails with every failure of `placement`.
+fn assert_no_leaks(placement: &'static str) {
+    let found = Corpus::new(placement).run();
     assert!(
         found.is_empty(),
-        "{} leaks:\n{}",
+        "{} failures:\n{}",
         found.len(),
         found.join("\n")
     );
@@ -817,6 +735,238 @@ fn no_secret_leaks_when_name_and_value_are_on_separate_lines() {
     assert_no_leaks("split");
 }
 
+/// Consonants and vowels of the pseudo-words: they cannot spell `key`,
+/// `pass`, `token`, `secret`, `auth`, `pwd` or `cred`, so no pattern takes
+/// a pseudo-word for the name of a secret.
+const CONSONANTS: &[u8] = b"bdfglmnrvz";
+/// See [`CONSONANTS`].
+const VOWELS: &[u8] = b"aeiou";
+
+/// A lower-case pseudo-word of 2 to 4 syllables.
+fn pseudo_word() -> impl Strategy<Value = String> {
+    prop::collection::vec((0..CONSONANTS.len(), 0..VOWELS.len()), 2..=4).prop_map(|syllables| {
+        syllables
+            .into_iter()
+            .flat_map(|(c, v)| [char::from(CONSONANTS[c]), char::from(VOWELS[v])])
+            .collect()
+    })
+}
+
+/// What may follow a piece of the random text (a space most often).
+const JOINERS: &[&str] = &[
+    " ", " ", " ", " ", " ", "\n", "\n\n", ", ", ". ", "; ", ": ", "!\n", " - ",
+];
+
+/// A piece of the random text.
+#[derive(Debug, Clone)]
+enum Piece {
+    /// A pseudo-word.
+    Word(String),
+    /// The text of `shapes()[i]`.
+    Shape(usize),
+}
+
+/// A random message: pseudo-words with the texts of shapes among them.
+struct RandomMessage {
+    text: String,
+    secrets: Secrets,
+    /// The pseudo-words right before or after a shape's text, separated
+    /// from it by one space.
+    neighbours: Vec<String>,
+    /// Every pseudo-word, in order.
+    words: Vec<String>,
+}
+
+/// `words` (each with what follows it) with the shapes of `inserts` put
+/// at their positions (each with what follows it), their secrets wrapped
+/// at `width` characters if given.
+fn random_message(
+    words: &[(String, &'static str)],
+    inserts: &[(usize, Index, &'static str)],
+    width: Option<usize>,
+) -> RandomMessage {
+    let mut pieces: Vec<(Piece, &str)> = words
+        .iter()
+        .map(|(w, joiner)| (Piece::Word(w.clone()), *joiner))
+        .collect();
+    for (shape, at, joiner) in inserts {
+        let at = at.index(pieces.len() + 1);
+        pieces.insert(at, (Piece::Shape(*shape), *joiner));
+    }
+    let word_at = |k: usize| match &pieces[k].0 {
+        Piece::Word(w) => Some(w.clone()),
+        Piece::Shape(_) => None,
+    };
+    let (mut text, mut values, mut forms, mut neighbours) =
+        (String::new(), Vec::new(), Vec::new(), Vec::new());
+    for (i, (piece, joiner)) in pieces.iter().enumerate() {
+        match piece {
+            Piece::Word(w) => text.push_str(w),
+            Piece::Shape(s) => {
+                let shape = &shapes()[*s];
+                let (written, written_forms) = match width {
+                    Some(width) => rewrite(&shape.text, &shape.secrets, |s| wrap(s, width)),
+                    None => (shape.text.clone(), shape.secrets.clone()),
+                };
+                text.push_str(&written);
+                values.extend(shape.secrets.iter().map(String::as_str));
+                forms.extend(written_forms);
+                if i > 0 && pieces[i - 1].1 == " " {
+                    neighbours.extend(word_at(i - 1));
+                }
+                if i + 1 < pieces.len() && *joiner == " " {
+                    neighbours.extend(word_at(i + 1));
+                }
+            }
+        }
+        if i + 1 < pieces.len() {
+            text.push_str(joiner);
+        }
+    }
+    RandomMessage {
+        secrets: Secrets::new(&text, values, &forms),
+        text,
+        neighbours,
+        words: words.iter().map(|(w, _)| w.clone()).collect(),
+    }
+}
+
+/// Every way `message`, written as `id` into `store`, fails (a), (b) or
+/// (c), with excerpts of `snippet_chars` characters.
+fn random_failures(
+    store: &Store,
+    id: i64,
+    message: &RandomMessage,
+    snippet_chars: i64,
+    pick: usize,
+) -> Vec<String> {
+    let secrets = &message.secrets;
+    let mut found = Vec::new();
+    let first = &message.words[0];
+    let last = &message.words[message.words.len() - 1];
+    // The neighbours, which must find the message, and other words, whose
+    // excerpts must not show a secret either.
+    let mut searched: Vec<(&String, bool)> = Vec::new();
+    for (word, must_find) in message
+        .neighbours
+        .iter()
+        .map(|w| (w, true))
+        .chain([(first, false), (last, false)])
+    {
+        if !searched.iter().any(|(w, _)| *w == word) {
+            searched.push((word, must_find));
+        }
+    }
+    for (word, must_find) in searched {
+        for chars in [300, snippet_chars] {
+            let options = SearchOptions {
+                snippet_chars: Some(chars),
+                ..options(KEY)
+            };
+            let response = search(store, word, &options);
+            let hit = response.results.iter().find(|h| h.id == id);
+            match hit {
+                None if must_find => found.push(format!(
+                    "(c) the neighbour {word:?} (snippetChars {chars}) does not find it"
+                )),
+                None => {}
+                Some(hit) => {
+                    if let Some((secret, piece)) = secrets.shown(&hit.snippet) {
+                        found.push(format!(
+                            "(a) search {word:?} (snippetChars {chars}) shows {piece:?} of {secret:?} in {:?}",
+                            hit.snippet
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    let window = history(
+        store,
+        KEY,
+        &HistoryOptions {
+            max_chars: Some(20000),
+            ..history_options(KEY)
+        },
+    );
+    let text = &window.messages[0].text;
+    if let Some((secret, piece)) = secrets.shown(text) {
+        found.push(format!(
+            "(a) history shows {piece:?} of {secret:?} in {text:?}"
+        ));
+    }
+    let neighbour = message.neighbours.first().unwrap_or(first);
+    let attack_options = SearchOptions {
+        limit: Some(25),
+        ..options(KEY)
+    };
+    for (k, secret) in secrets.values.iter().enumerate() {
+        let queries = secret_queries(secret, pick.wrapping_add(k)).into_iter();
+        let prefixed = prefixes(secret)
+            .into_iter()
+            .map(|p| format!("{neighbour} {p}*"));
+        for query in queries.chain(prefixed) {
+            if secrets.outside_matches(&query) {
+                continue;
+            }
+            let response = search_or_nothing(store, &query, &attack_options);
+            if let Some(hit) = response.results.iter().find(|h| h.id == id) {
+                found.push(format!("(b) {query:?} finds it: {:?}", hit.snippet));
+                if let Some((secret, piece)) = secrets.shown(&hit.snippet) {
+                    found.push(format!(
+                        "(a) search {query:?} shows {piece:?} of {secret:?} in {:?}",
+                        hit.snippet
+                    ));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// 64 cases from a fixed seed, unless `PROPTEST_CASES` or
+/// `PROPTEST_RNG_SEED` ask for others.
+fn random_config() -> ProptestConfig {
+    let mut config = ProptestConfig::default();
+    if std::env::var_os("PROPTEST_CASES").is_none() {
+        config.cases = 64;
+    }
+    if config.rng_seed == RngSeed::Random {
+        config.rng_seed = RngSeed::Fixed(0x05ec_2e75);
+    }
+    config
+}
+
+proptest! {
+    #![proptest_config(random_config())]
+
+    /// (a), (b) and (c) for 1–3 shapes at random places in pseudo-word
+    /// prose, their secrets hard-wrapped at a random width or not.
+    #[test]
+    fn secrets_in_random_text_are_neither_shown_nor_searchable(
+        words in prop::collection::vec((pseudo_word(), prop::sample::select(JOINERS)), 3..30),
+        inserts in prop::collection::vec(
+            (0..shapes().len(), any::<Index>(), prop::sample::select(JOINERS)),
+            1..=3,
+        ),
+        width in prop::option::of(4usize..=60),
+        snippet_chars in 20i64..=300,
+        pick in any::<usize>(),
+    ) {
+        let message = random_message(&words, &inserts, width);
+        let store = store();
+        session(&store, KEY, "main", None);
+        let id = say(&store, KEY, Role::User, &message.text, 10);
+        let found = random_failures(&store, id, &message, snippet_chars, pick);
+        prop_assert!(
+            found.is_empty(),
+            "{}\nin {:?}",
+            found.join("\n"),
+            message.text
+        );
+    }
+}
+
 #[test]
 fn a_secret_at_the_edge_of_the_redaction_window_is_not_shown() {
     // Texts longer than the redaction window are redacted only in a window
@@ -826,7 +976,7 @@ fn a_secret_at_the_edge_of_the_redaction_window_is_not_shown() {
     // one and bring it next to the match.
     let store = store();
     session(&store, KEY, "main", None);
-    let secret = format!("sk-proj-{}", Rng(11).string(&alnum(), 60));
+    let secret = secret_of("openai-project-key");
     let mut shown = Vec::new();
     for (name, text) in [
         (
@@ -844,7 +994,8 @@ fn a_secret_at_the_edge_of_the_redaction_window_is_not_shown() {
         let id = say(&store, KEY, Role::User, &text, 10);
         let response = search(&store, "zebra", &options(KEY));
         let hit = response.results.iter().find(|h| h.id == id).unwrap();
-        if leaked(&secret, &hit.snippet).is_some() {
+        let secrets = Secrets::new(&text, vec![secret], &[secret.to_owned()]);
+        if secrets.shown(&hit.snippet).is_some() {
             shown.push(format!("{name}: {:?}", hit.snippet));
         }
         store
@@ -859,7 +1010,7 @@ fn a_secret_at_the_edge_of_the_redaction_window_is_not_shown() {
 fn a_token_glued_to_cjk_text_is_redacted() {
     let store = store();
     session(&store, KEY, "main", None);
-    let token = format!("ghp_{}", Rng(5).string(&alnum(), 36));
+    let token = secret_of("github-classic-pat");
     say(
         &store,
         KEY,
@@ -872,7 +1023,7 @@ fn a_token_glued_to_cjk_text_is_redacted() {
         snippet.contains("[REDACTED]") && !snippet.contains(&token[4..12]),
         "{snippet}"
     );
-    assert_eq!(snippet_with(&store, &token, None), None);
+    assert_eq!(snippet_with(&store, token, None), None);
     let text = history_with(&store, None);
     assert!(!text.contains(&token[4..12]), "{text}");
 }
@@ -890,6 +1041,7 @@ fn snippet_with(store: &Store, query: &str, redact: Option<Vec<String>>) -> Opti
     response.results.first().map(|h| h.snippet.clone())
 }
 
+/// The history of `KEY`, one message a line, with `redact` patterns.
 fn history_with(store: &Store, redact: Option<Vec<String>>) -> String {
     history(
         store,
@@ -1002,7 +1154,7 @@ fn stored_host_patterns_keep_their_secrets_out_of_the_index() {
 fn a_search_for_a_default_shape_secret_returns_nothing() {
     let store = store();
     session(&store, KEY, "main", None);
-    let token = format!("ghp_{}", Rng(7).string(&alnum(), 36));
+    let token = secret_of("npm-access-token");
     say(
         &store,
         KEY,
@@ -1017,7 +1169,7 @@ fn a_search_for_a_default_shape_secret_returns_nothing() {
         "PASSWORD=correcthorsebatterystaple",
         11,
     );
-    assert_eq!(snippet_with(&store, &token, None), None);
+    assert_eq!(snippet_with(&store, token, None), None);
     assert_eq!(snippet_with(&store, &token[4..], None), None);
     assert_eq!(
         snippet_with(&store, "correcthorsebatterystaple", None),

@@ -504,16 +504,24 @@ impl<'a> View<'a> {
         Some(self.without_next_word(secret))
     }
 
-    /// `secret` cut before the last join it crosses when what follows that
-    /// join looks like a word (`…key⏎Next line`: letters, a capital only
-    /// first, a vowel) and the part before does not (a wrapped passphrase is
+    /// `secret` cut before the last join it crosses when the run of letters
+    /// and digits that follows that join looks like a word (`…key⏎Next
+    /// line`: letters, a capital only first, a vowel) and the part before
+    /// does not (a wrapped passphrase is
     /// all letters): the last chunk of a hard-wrapped token is rarely such a
     /// word, a neighbouring word almost always.
     fn without_next_word(&self, secret: Range<usize>) -> Range<usize> {
         let Some(last) = self.crossed(&secret).last().map(|j| j.at) else {
             return secret;
         };
-        let (head, tail) = (&self.text[secret.start..last], &self.text[last..secret.end]);
+        let head = &self.text[secret.start..last];
+        // The whole run of letters and digits after the join, which may go
+        // on past the secret (`…aede⏎biba`: a hex secret takes the `b`).
+        let rest = &self.text[last..];
+        let run = rest
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(rest.len());
+        let tail = &rest[..run.max(secret.end - last)];
         let mut chars = tail.chars();
         let wordlike = tail.len() >= 2
             && chars.next().is_some_and(|c| c.is_ascii_alphabetic())

@@ -87,11 +87,12 @@ macro_rules! unquoted {
 }
 
 /// A secret value after a name or flag: a double- or single-quoted string
-/// (also with JSON-escaped quotes, `\"…\"`), or an unquoted run.
+/// (also with JSON-escaped quotes, `\"…\"`, and over line breaks, so a
+/// hard-wrapped quoted value is found whole), or an unquoted run.
 macro_rules! value {
     () => {
         concat!(
-            r#"(?:\\?"(?P<secret_dq>(?:[^"\\\n]|\\[^"\n])+)\\?"|'(?P<secret_sq>[^'\n]+)'|(?P<secret>"#,
+            r#"(?:\\?"(?P<secret_dq>(?:[^"\\]|\\[^"])+)\\?"|'(?P<secret_sq>[^']+)'|(?P<secret>"#,
             unquoted!(),
             "))"
         )
@@ -244,7 +245,7 @@ pub const DEFAULT_SHAPES: &[Shape] = &[
     // PuTTY key files: the private lines and their MAC
     anywhere(
         "private key",
-        r"Private-Lines:[ \t]*[0-9]+(?P<secret>(?:(?:\s|\\[nr])+[A-Za-z0-9+/=]{4,})+)",
+        r"Private-Lines:[ \t]*[0-9]+(?P<secret>(?:(?:\s|\\[nr])*[A-Za-z0-9+/=]{8,})+)",
     ),
     anywhere(
         "private key",

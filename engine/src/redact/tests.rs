@@ -214,3 +214,15 @@ fn leading_underscores_and_cookies() {
         "use [REDACTED] now"
     );
 }
+
+#[test]
+fn a_value_ending_a_line_leaves_the_next_secret_to_be_found() {
+    assert_eq!(
+        redact("DB_PASS=f~TfCXrHCOKyzq4L6N\nJWT_SECRET=\"qrX9LAqnUQohGOBv8s7Fp6vAwtB4cRbMf\nCcrMA5ZAYj5ibNM\" done"),
+        "DB_PASS=[REDACTED]\"[REDACTED]\" done"
+    );
+    assert_eq!(
+        redact("Private-MAC: e378d62c0a36a9ae92ee0e3b36a905a6df98decfa58a0cfbf992e9eb3935aede\nbiba lemi"),
+        "Private-MAC: [REDACTED]\nbiba lemi"
+    );
+}
