@@ -16,7 +16,8 @@
 //! a plain word that starts the line after a secret is not taken with it.
 //!
 //! Cost: each pattern is one linear scan of each view (the `regex` crate
-//! guarantees linear time), so redaction is linear in the text.
+//! guarantees linear time), so redaction is linear in the text; texts of a
+//! megabyte or more have the two views scanned on two threads.
 
 pub mod patterns;
 
@@ -34,6 +35,9 @@ pub const REDACTED: &str = "[REDACTED]";
 /// around the excerpt position, wide enough for any pattern (PEM keys are a
 /// few KB). The index is always built from the whole text, redacted.
 pub const REDACTION_WINDOW: usize = 64 * 1024;
+
+/// Texts at least this long are scanned on two threads.
+const PARALLEL_BYTES: usize = 1 << 20;
 
 /// A compiled pattern.
 #[derive(Debug, Clone)]
@@ -291,23 +295,39 @@ impl Redactor {
 
     /// The byte ranges of `text` that are secret, sorted and merged.
     pub fn secret_spans(&self, text: &str) -> Vec<Range<usize>> {
-        let mut spans = Vec::new();
         let plain = View::plain(text);
-        for pattern in self.patterns() {
-            pattern.scan(&plain, &mut spans);
-        }
         let joined = View::joined(text);
-        if !joined.joins.is_empty() {
-            for span in &mut spans {
-                *span = joined.continued(span.clone());
-            }
-            let mut found = Vec::new();
-            for pattern in self.patterns() {
-                pattern.scan(&joined, &mut found);
-            }
-            spans.extend(found.into_iter().map(|span| joined.original(span)));
+        if joined.joins.is_empty() {
+            return merge(self.scan(&plain));
         }
+        // The two views are independent scans: a long text has them run on
+        // two threads.
+        let (mut spans, found) = if text.len() >= PARALLEL_BYTES {
+            std::thread::scope(|scope| {
+                let other = scope.spawn(|| self.scan(&joined));
+                let spans = self.scan(&plain);
+                let found = other
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (spans, found)
+            })
+        } else {
+            (self.scan(&plain), self.scan(&joined))
+        };
+        for span in &mut spans {
+            *span = joined.continued(span.clone());
+        }
+        spans.extend(found.into_iter().map(|span| joined.original(span)));
         merge(spans)
+    }
+
+    /// The secrets every pattern finds in `view`, in its offsets.
+    fn scan(&self, view: &View<'_>) -> Vec<Range<usize>> {
+        let mut spans = Vec::new();
+        for pattern in self.patterns() {
+            pattern.scan(view, &mut spans);
+        }
+        spans
     }
 
     /// `text` with every secret replaced by [`REDACTED`].
