@@ -202,7 +202,12 @@ fn fts5_api(conn: &Connection) -> Result<*mut fts5::Fts5Api> {
         rc
     };
     if rc != ffi::SQLITE_OK {
-        return Err(Error::Register(fts5::RegisterError::NoFts5));
+        // Say what SQLite said (a file that is not a database, a locked or
+        // unreadable one), unless it is the missing fts5() function itself.
+        return Err(match conn.prepare("SELECT fts5(?1)") {
+            Err(e) if !e.to_string().contains("no such function") => Error::Sqlite(e),
+            _ => Error::Register(fts5::RegisterError::NoFts5),
+        });
     }
     Ok(api)
 }

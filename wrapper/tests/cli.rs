@@ -376,6 +376,17 @@ fn stored_redaction_patterns_re_index() {
 }
 
 #[test]
+fn a_file_that_is_not_a_database_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "these are my notes, not a database\n".repeat(100)).unwrap();
+    for args in [&["status"][..], &["search", "notes"]] {
+        let stderr = fails(&notes, args);
+        assert!(stderr.contains("file is not a database"), "{stderr}");
+    }
+}
+
+#[test]
 fn the_default_database() {
     let dir = tempfile::tempdir().unwrap();
     let codex = fixtures("codex");
