@@ -23,3 +23,9 @@ WHERE id IN (
     UNION
     SELECT n.parent FROM session_search_nodes n JOIN up ON n.id = up.id WHERE n.parent IS NOT NULL)
   SELECT id FROM up);
+
+-- The public table tells the tree by itself: a NULL parent_id becomes the
+-- message it followed.
+UPDATE messages SET parent_id = (SELECT parent FROM session_search_nodes n WHERE n.id = messages.id)
+WHERE parent_id IS NULL
+  AND (SELECT parent FROM session_search_nodes n WHERE n.id = messages.id) IS NOT NULL;

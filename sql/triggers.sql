@@ -56,6 +56,10 @@ AFTER INSERT ON messages BEGIN
   SELECT ~NEW.id, sessions_text(NEW.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')), sc.scope
   FROM session_search_nodes n LEFT JOIN session_search_scopes sc ON sc.session_key = NEW.session_key
   WHERE n.id = NEW.id AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
+  -- An appended message records the message it was appended after.
+  UPDATE messages SET parent_id = (SELECT parent FROM session_search_nodes WHERE id = NEW.id)
+  WHERE NEW.parent_id IS NULL AND id = NEW.id
+    AND (SELECT parent FROM session_search_nodes WHERE id = NEW.id) IS NOT NULL;
   UPDATE sessions SET leaf_id = NEW.id WHERE session_key = NEW.session_key;
 END;
 
@@ -160,10 +164,14 @@ AFTER UPDATE OF role, content ON messages BEGIN
     AND (SELECT value FROM session_search_meta WHERE key = 'indexing') = 'immediate';
 END;
 
--- A message's place in the tree is fixed once written.
+-- A message's place in the tree is fixed once written. parent_id may only
+-- be set to the parent the tree already has (the triggers fill it in for an
+-- appended message and re-hang the children of a deleted one).
 CREATE TRIGGER IF NOT EXISTS session_search_message_move
 BEFORE UPDATE OF id, session_key, parent_id ON messages
-WHEN OLD.id IS NOT NEW.id OR OLD.session_key IS NOT NEW.session_key OR OLD.parent_id IS NOT NEW.parent_id BEGIN
+WHEN OLD.id IS NOT NEW.id OR OLD.session_key IS NOT NEW.session_key
+  OR (OLD.parent_id IS NOT NEW.parent_id
+      AND NEW.parent_id IS NOT (SELECT parent FROM session_search_nodes WHERE id = OLD.id)) BEGIN
   SELECT RAISE(ABORT, 'session_search: messages.id, session_key and parent_id cannot change; insert a new message to branch');
 END;
 
@@ -185,6 +193,8 @@ AFTER DELETE ON messages BEGIN
   WHERE id = OLD.id AND indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
   UPDATE session_search_nodes SET parent = (SELECT parent FROM session_search_nodes WHERE id = OLD.id)
   WHERE parent = OLD.id;
+  UPDATE messages SET parent_id = (SELECT parent FROM session_search_nodes WHERE id = OLD.id)
+  WHERE parent_id = OLD.id;
   UPDATE sessions SET leaf_id = (SELECT parent FROM session_search_nodes WHERE id = OLD.id)
   WHERE session_key = OLD.session_key AND leaf_id = OLD.id;
   DELETE FROM session_search_nodes WHERE id = OLD.id;

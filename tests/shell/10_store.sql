@@ -140,8 +140,9 @@ INSERT INTO messages(id, session_key, parent_id, role, content, created_at) VALU
 -- A leaf from another session, and a leaf that names no message.
 UPDATE sessions SET leaf_id = 31 WHERE session_key = 'a';
 UPDATE sessions SET leaf_id = 999 WHERE session_key = 'a';
--- A message's place in the tree cannot change.
-UPDATE messages SET parent_id = 3 WHERE id = 4;
+-- A message's place in the tree cannot change (an appended message's
+-- parent_id already records the message it followed).
+UPDATE messages SET parent_id = 1 WHERE id = 4;
 UPDATE messages SET parent_id = NULL WHERE id = 6;
 UPDATE messages SET session_key = 'c' WHERE id = 4;
 UPDATE messages SET id = 41 WHERE id = 4;
@@ -233,6 +234,8 @@ INSERT INTO messages VALUES
   (12, 'old:2', 10, 'assistant', 'legacy copper kept', 203, NULL);
 SELECT sessions_init();
 SELECT session_key, leaf_id FROM sessions ORDER BY session_key;
+-- A NULL parent_id now records the message it followed.
+SELECT id, parent_id FROM messages ORDER BY id;
 SELECT sessions_status();
 SELECT count(*) FROM session_search_fts WHERE session_search_fts MATCH 'legacy';
 SELECT sessions_reconcile(3);
