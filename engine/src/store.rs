@@ -291,11 +291,7 @@ pub(crate) fn require_schema(db: &dyn Connection, function: &str) -> Result<()> 
 /// (a database made before version 4, until `sessions_init()` upgrades it).
 fn redaction_settings(db: &dyn Connection) -> Result<Settings> {
     match meta(db, "redaction")? {
-        Value::Text(json) => serde_json::from_str(&json).map_err(|e| {
-            Error::Schema(format!(
-                "the stored redaction settings are invalid ({e}); set them again with sessions_set_redaction()"
-            ))
-        }),
+        Value::Text(json) => Settings::from_json(&json).map_err(Error::Schema),
         _ => Ok(Settings {
             version: 0,
             patterns: Vec::new(),

@@ -404,36 +404,28 @@ fn cases(placement: &'static str) -> Vec<Case> {
                     );
                 }
             }
-            "wrapped" => {
-                for width in [20, 26, 33, 40] {
+            "wrapped" | "wrapped-crlf-indented" => {
+                // Plain line ends, or Windows line ends with an indented
+                // continuation, as in a quoted e-mail or a YAML block.
+                let (widths, line_break, line_end): (&[usize], &str, &str) =
+                    if placement == "wrapped" {
+                        (&[20, 26, 33, 40], "\n", "\n")
+                    } else {
+                        (&[20, 33], "\r\n    ", "\r\n")
+                    };
+                for &width in widths {
                     if longest <= width {
                         continue;
                     }
-                    let (wrapped, forms) = rewrite(written, secrets, |s| wrap(s, width));
-                    add(
-                        shape,
-                        format!("width {width}"),
-                        &|w| format!("{w} the value was\n{wrapped}\nand then we moved on."),
-                        &forms,
-                        vec![300, 60],
-                        vec![20000],
-                    );
-                }
-            }
-            "wrapped-crlf-indented" => {
-                for width in [20, 33] {
-                    if longest <= width {
-                        continue;
-                    }
-                    // Windows line ends and an indented continuation, as in
-                    // a quoted e-mail or a YAML block.
                     let (wrapped, forms) = rewrite(written, secrets, |s| {
-                        wrap(s, width).replace('\n', "\r\n    ")
+                        wrap(s, width).replace('\n', line_break)
                     });
                     add(
                         shape,
                         format!("width {width}"),
-                        &|w| format!("{w} the value was\r\n    {wrapped}\r\nand then we moved on."),
+                        &|w| {
+                            format!("{w} the value was{line_break}{wrapped}{line_end}and then we moved on.")
+                        },
                         &forms,
                         vec![300, 60],
                         vec![20000],

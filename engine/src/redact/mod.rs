@@ -358,6 +358,17 @@ impl Settings {
         }
     }
 
+    /// Settings read back from the JSON stored in the database.
+    ///
+    /// # Errors
+    ///
+    /// JSON that is not settings, with the reason.
+    pub fn from_json(json: &str) -> Result<Settings, String> {
+        serde_json::from_str(json).map_err(|e| {
+            format!("the stored redaction settings are invalid ({e}); set them again with sessions_set_redaction()")
+        })
+    }
+
     /// The JSON stored in the database.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("settings serialise")
@@ -400,9 +411,7 @@ impl Settings {
                 return Ok((*version, Arc::clone(redactor)));
             }
         }
-        let settings: Settings = serde_json::from_str(json).map_err(|e| {
-            format!("the stored redaction settings are invalid ({e}); run SELECT sessions_init()")
-        })?;
+        let settings = Settings::from_json(json)?;
         let redactor = Arc::new(Redactor::new(&settings.patterns)?);
         *cache = Some((json.to_owned(), settings.version, Arc::clone(&redactor)));
         Ok((settings.version, redactor))
