@@ -137,6 +137,16 @@ pub trait Connection {
             .and_then(|row| row.into_iter().next())
             .unwrap_or(Value::Null))
     }
+
+    /// Asks that this database's reconciliation backlog be indexed on
+    /// another connection, in the background ([`crate::drain`]), and says
+    /// whether that will happen. A search then leaves the work to it instead
+    /// of doing a slice itself. By default nothing is started: a database
+    /// only this connection can reach (in memory), or a binding without
+    /// threads.
+    fn reconcile_elsewhere(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

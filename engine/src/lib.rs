@@ -15,6 +15,7 @@
 
 pub mod content;
 pub mod db;
+pub mod drain;
 pub mod error;
 pub mod excerpt;
 pub mod fts5;

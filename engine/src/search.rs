@@ -15,8 +15,10 @@ const SEARCH_SQL: &str = concat!(
     include_str!("../../sql/search.sql")
 );
 
-/// Backlog rows each search indexes first, so a host with no worker still
-/// converges.
+/// Backlog rows a search indexes itself when no background drain runs (an
+/// in-memory database, a rollback journal, deferred indexing) and the write
+/// lock is free: enough that steady writes with a search now and then never
+/// grow the backlog, a few milliseconds per search while there is one.
 pub const SEARCH_RECONCILE_ROWS: i64 = 200;
 
 /// Messages ranked by default: the newest matching ones that the caller may
@@ -29,6 +31,11 @@ pub const MAX_RANK_WINDOW: i64 = 100_000_000;
 /// Said with `indexing: true`.
 const INDEXING_WARNING: &str =
     "the search index is still being built; results may be incomplete until reconciliation finishes";
+
+/// Said when the index was built by another version and cannot be rebuilt
+/// by this connection yet: nothing is read from it.
+const STALE_WARNING: &str =
+    "the search index was built by another version of session-search and is being rebuilt; search again shortly";
 
 /// How hits are ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -197,7 +204,16 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
         options.redact.as_deref().unwrap_or_default(),
     )?;
     let caller = scope::caller(db, "sessions_search", options.caller.as_deref())?;
-    let indexing = store::catch_up(db, SEARCH_RECONCILE_ROWS)?;
+    let index = store::catch_up(db, SEARCH_RECONCILE_ROWS)?;
+    let indexing = index != store::Index::Complete;
+    if index == store::Index::Stale {
+        return Ok(SearchResponse {
+            results: Vec::new(),
+            indexing,
+            truncated: false,
+            warning: Some(STALE_WARNING.to_owned()),
+        });
+    }
     let visibility = scope::effective(options.visibility, options.sandboxed);
     let expression = query.fts5_expression(scope::scope_word(db, &caller, visibility)?.as_deref());
 

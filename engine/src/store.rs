@@ -121,36 +121,55 @@ impl IndexingMode {
     }
 }
 
-/// Attempts of an [`atomically`] body that another connection's lock
-/// interrupts, and the pause between them.
-const BUSY_ATTEMPTS: u32 = 10;
-const BUSY_PAUSE: std::time::Duration = std::time::Duration::from_millis(20);
+/// Attempts of `sessions_init()` that another connection's write
+/// interrupts, and the pause between them (see [`init`]).
+const INIT_ATTEMPTS: u32 = 10;
+const INIT_PAUSE: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// Runs `body` inside a savepoint: released on success, rolled back on error.
-/// A body that read before it wrote can find another connection committed in
-/// between (`SQLITE_BUSY_SNAPSHOT`, for which SQLite does not wait): it is
-/// rolled back and run again on a fresh snapshot.
-fn atomically<T>(db: &dyn Connection, mut body: impl FnMut() -> Result<T>) -> Result<T> {
-    let mut attempt = 1;
-    loop {
-        db.execute_batch("SAVEPOINT session_search")?;
-        match body() {
-            Ok(value) => {
-                db.execute_batch("RELEASE session_search")?;
-                return Ok(value);
-            }
-            Err(e) => {
-                db.execute_batch("ROLLBACK TO session_search; RELEASE session_search")?;
-                match e {
-                    Error::Sql(ref sql) if sql.is_busy() && attempt < BUSY_ATTEMPTS => {
-                        attempt += 1;
-                        std::thread::sleep(BUSY_PAUSE);
-                    }
-                    e => return Err(e),
-                }
-            }
+fn atomically<T>(db: &dyn Connection, body: impl FnOnce() -> Result<T>) -> Result<T> {
+    db.execute_batch("SAVEPOINT session_search")?;
+    match body() {
+        Ok(value) => {
+            db.execute_batch("RELEASE session_search")?;
+            Ok(value)
+        }
+        Err(e) => {
+            db.execute_batch("ROLLBACK TO session_search; RELEASE session_search")?;
+            Err(e)
         }
     }
+}
+
+/// How a write transaction gets the write lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lock {
+    /// Take it first, waiting as long as the connection's busy timeout
+    /// says: SQLite calls the busy handler when a transaction starts by
+    /// writing.
+    Wait,
+    /// Only if it is free now: SQLite never waits to turn a read
+    /// transaction into a write one, it reports `SQLITE_BUSY` at once, so a
+    /// body that reads first never waits.
+    IfFree,
+}
+
+/// Takes the write lock, changing nothing (the scratch table is always
+/// empty between statements).
+fn take_write_lock(db: &dyn Connection) -> Result<()> {
+    Ok(db.execute_batch("DELETE FROM session_search_moves")?)
+}
+
+/// The error of a write that found the database locked by another
+/// connection, said plainly.
+fn locked(function: &str, e: crate::db::SqlError) -> Error {
+    Error::Sql(crate::db::SqlError {
+        code: e.code,
+        message: format!(
+            "{function}: another connection is writing to the database ({}); nothing was changed: try again, or give this connection a longer busy timeout",
+            e.message
+        ),
+    })
 }
 
 fn meta(db: &dyn Connection, key: &str) -> Result<Value> {
@@ -212,48 +231,76 @@ fn check_columns(db: &dyn Connection) -> Result<()> {
 /// pre-existing public table lacks a column; SQL errors otherwise. Nothing is
 /// changed on error.
 pub fn init(db: &dyn Connection) -> Result<Status> {
-    atomically(db, || {
-        let version = schema_version(db)?;
-        if version > SCHEMA_VERSION {
-            return Err(Error::Schema(format!(
+    if up_to_date(db)? {
+        return read_status(db, false);
+    }
+    let mut attempt = 1;
+    loop {
+        match atomically(db, || migrate(db)) {
+            Err(Error::Sql(e)) if e.is_busy() && attempt < INIT_ATTEMPTS => {
+                attempt += 1;
+                std::thread::sleep(INIT_PAUSE);
+            }
+            Err(Error::Sql(e)) if e.is_busy() => return Err(locked("sessions_init", e)),
+            result => break result?,
+        }
+    }
+    read_status(db, false)
+}
+
+/// Whether the schema, triggers and index are those of this build, so
+/// `sessions_init()` has nothing to write (and works on a read-only
+/// connection).
+fn up_to_date(db: &dyn Connection) -> Result<bool> {
+    Ok(schema_version(db)? == SCHEMA_VERSION
+        && meta(db, "triggers")?.as_str() == Some(triggers_hash().as_str())
+        && index_current(db)?)
+}
+
+/// Creates or migrates the schema. It reads before it writes, so a write of
+/// another connection makes it fail at once with `SQLITE_BUSY` (also
+/// `SQLITE_BUSY_SNAPSHOT`, when that write committed in between); [`init`]
+/// tries again on a fresh snapshot.
+fn migrate(db: &dyn Connection) -> Result<()> {
+    let version = schema_version(db)?;
+    if version > SCHEMA_VERSION {
+        return Err(Error::Schema(format!(
                 "sessions_init: the database has schema version {version}, newer than this session-search ({SCHEMA_VERSION}); upgrade session-search"
             )));
+    }
+    match version {
+        0 => {
+            check_columns(db)?;
+            db.execute_batch(PUBLIC_TABLES_SQL)?;
+            db.execute_batch(SCHEMA_SQL)?;
+            db.execute_batch(ADOPT_SQL)?;
+            set_meta(db, "tokenizer_version", i64::from(TOKENIZER_VERSION).into())?;
+            set_meta(
+                db,
+                "redaction",
+                Settings::current(Vec::new()).to_json().as_str().into(),
+            )?;
         }
-        match version {
-            0 => {
-                check_columns(db)?;
-                db.execute_batch(PUBLIC_TABLES_SQL)?;
-                db.execute_batch(SCHEMA_SQL)?;
-                db.execute_batch(ADOPT_SQL)?;
-                set_meta(db, "tokenizer_version", i64::from(TOKENIZER_VERSION).into())?;
-                set_meta(
-                    db,
-                    "redaction",
-                    Settings::current(Vec::new()).to_json().as_str().into(),
-                )?;
-            }
-            1..=3 => {
-                db.execute_batch(UPGRADE_SQL)?;
-                db.execute_batch(PUBLIC_TABLES_SQL)?;
-                db.execute_batch(SCHEMA_SQL)?;
-            }
-            _ => {}
+        1..=3 => {
+            db.execute_batch(UPGRADE_SQL)?;
+            db.execute_batch(PUBLIC_TABLES_SQL)?;
+            db.execute_batch(SCHEMA_SQL)?;
         }
-        if version != SCHEMA_VERSION {
-            set_meta(db, "schema_version", SCHEMA_VERSION.into())?;
-        }
-        install_triggers(db)?;
-        ensure_index_current(db)?;
-        Ok(())
-    })?;
-    read_status(db, false)
+        _ => {}
+    }
+    if version != SCHEMA_VERSION {
+        set_meta(db, "schema_version", SCHEMA_VERSION.into())?;
+    }
+    install_triggers(db)?;
+    ensure_index_current(db)?;
+    Ok(())
 }
 
 /// (Re)installs the triggers when the database holds another version of
 /// them, recognised by a hash of `triggers.sql`, so upgrading the extension
 /// upgrades the triggers of existing databases.
 fn install_triggers(db: &dyn Connection) -> Result<()> {
-    let hash = fnv1a(TRIGGERS_SQL.as_bytes()).to_string();
+    let hash = triggers_hash();
     if meta(db, "triggers")?.as_str() == Some(hash.as_str()) {
         return Ok(());
     }
@@ -268,6 +315,11 @@ fn install_triggers(db: &dyn Connection) -> Result<()> {
     }
     db.execute_batch(TRIGGERS_SQL)?;
     set_meta(db, "triggers", Value::Text(hash))
+}
+
+/// The fingerprint of this build's triggers.
+fn triggers_hash() -> String {
+    fnv1a(TRIGGERS_SQL.as_bytes()).to_string()
 }
 
 /// 64-bit FNV-1a: a stable fingerprint (std's hasher may change).
@@ -378,6 +430,7 @@ pub fn set_redaction(db: &dyn Connection, patterns: Vec<String>) -> Result<Redac
     let count = patterns.len();
     let settings = Settings::current(patterns);
     let changed = atomically(db, || {
+        take_write_lock(db)?;
         ensure_index_current(db)?;
         if redaction_settings(db)? == settings {
             return Ok(false);
@@ -385,7 +438,12 @@ pub fn set_redaction(db: &dyn Connection, patterns: Vec<String>) -> Result<Redac
         start_rebuild(db)?;
         set_meta(db, "redaction", settings.to_json().as_str().into())?;
         Ok(true)
+    })
+    .map_err(|e| match e {
+        Error::Sql(e) if e.is_busy() => locked("sessions_set_redaction", e),
+        e => e,
     })?;
+    db.reconcile_elsewhere();
     Ok(RedactionChange {
         version: REDACTION_VERSION,
         patterns: count,
@@ -420,43 +478,75 @@ fn has_pending(db: &dyn Connection) -> Result<bool> {
         == Some(1))
 }
 
-/// The slice of reconciliation every read starts: when there is work (a
-/// backlog, or an index built by another tokenizer version or default
-/// redaction set), indexes up to `max_rows`; with none it only reads, so
-/// read-only connections can search.
-/// Returns whether work remains.
-pub(crate) fn catch_up(db: &dyn Connection, max_rows: i64) -> Result<bool> {
-    let current = index_current(db)?;
-    if current && !has_pending(db)? {
-        return Ok(false);
-    }
-    match reconcile_slice(db, max_rows) {
-        // A read-only connection cannot help: the backlog is reported.
-        Err(Error::Sql(e)) if e.is_read_only() => Ok(true),
-        Err(e) => Err(e),
-        Ok(_) => Ok(!current || has_pending(db)?),
-    }
+/// What a search finds of the index when it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Index {
+    /// Every message that belongs in it is in it.
+    Complete,
+    /// Reconciliation has work left: results may be incomplete.
+    Building,
+    /// Built by another tokenizer or default redaction set, and the rebuild
+    /// could not start (the database is locked or read-only): nothing may
+    /// be read from it.
+    Stale,
 }
 
-/// One slice for a background worker: like `catch_up`, but idle in
-/// deferred mode, which asks that nothing be indexed until the host calls
-/// `sessions_reconcile` (a bulk import is running). Returns whether work
-/// remains that the worker should continue with.
+/// Brings the index up to date as far as a search may without waiting or
+/// slowing down: it never waits for a lock and leaves the backlog to a
+/// background drain ([`crate::drain`]) when the connection can start one
+/// and indexing is immediate. Otherwise it indexes up to `max_rows` rows
+/// itself if the write lock is free.
+pub(crate) fn catch_up(db: &dyn Connection, max_rows: i64) -> Result<Index> {
+    let unwritable = |e: &Error| matches!(e, Error::Sql(e) if e.is_busy() || e.is_read_only());
+    if !index_current(db)? {
+        match atomically(db, || ensure_index_current(db)) {
+            Err(e) if unwritable(&e) => return Ok(Index::Stale),
+            result => result?,
+        };
+    }
+    if !has_pending(db)? {
+        return Ok(Index::Complete);
+    }
+    if indexing_mode(db)? == IndexingMode::Deferred || !db.reconcile_elsewhere() {
+        match reconcile_slice(db, max_rows, Lock::IfFree) {
+            Err(e) if unwritable(&e) => {}
+            result => {
+                result?;
+            }
+        }
+    }
+    Ok(match has_pending(db)? {
+        true => Index::Building,
+        false => Index::Complete,
+    })
+}
+
+/// One slice for a background drain: idle in deferred mode, which asks
+/// that nothing be indexed until the host calls `sessions_reconcile` (a
+/// bulk import is running). Waits for the write lock as the connection's
+/// busy timeout says. Returns whether work remains that the drain should
+/// continue with.
 ///
 /// # Errors
 ///
-/// SQL errors (a busy database, say), for the worker to retry later.
+/// SQL errors (a busy database, say), for the drain to retry later.
 pub fn background_slice(db: &dyn Connection, max_rows: i64) -> Result<bool> {
     if indexing_mode(db)? == IndexingMode::Deferred {
         return Ok(false);
     }
-    catch_up(db, max_rows)
+    reconcile_slice(db, max_rows, Lock::Wait)?;
+    has_pending(db)
 }
 
 /// Indexes up to `max_rows` backlog nodes, newest first, and returns how
-/// many it indexed.
-pub fn reconcile_slice(db: &dyn Connection, max_rows: i64) -> Result<i64> {
+/// many it indexed. Its reads and writes are one transaction, so the slice
+/// reads the rows it indexes, never the whole backlog (see
+/// `session_search_nodes_to_index`).
+fn reconcile_slice(db: &dyn Connection, max_rows: i64, lock: Lock) -> Result<i64> {
     atomically(db, || {
+        if lock == Lock::Wait {
+            take_write_lock(db)?;
+        }
         ensure_index_current(db)?;
         db.query(RECONCILE_INDEX_SQL, &[max_rows.into()])?;
         db.query(RECONCILE_MARK_SQL, &[max_rows.into()])?;
@@ -467,12 +557,15 @@ pub fn reconcile_slice(db: &dyn Connection, max_rows: i64) -> Result<i64> {
     })
 }
 
-/// `sessions_reconcile(max_rows)`: one bounded slice of reconciliation.
+/// `sessions_reconcile(max_rows)`: one bounded slice of reconciliation. It
+/// waits for another connection's write as long as this connection's busy
+/// timeout says, then fails saying so, having changed nothing.
 ///
 /// # Errors
 ///
 /// [`Error::InvalidArgument`] unless `max_rows` ≥ 1; [`Error::Schema`] before
-/// `sessions_init()`.
+/// `sessions_init()`; [`Error::Sql`] naming the lock when the database stayed
+/// locked.
 pub fn reconcile(db: &dyn Connection, max_rows: i64) -> Result<Progress> {
     if max_rows < 1 {
         return Err(Error::InvalidArgument(format!(
@@ -480,7 +573,10 @@ pub fn reconcile(db: &dyn Connection, max_rows: i64) -> Result<Progress> {
         )));
     }
     require_schema(db, "sessions_reconcile")?;
-    let indexed = reconcile_slice(db, max_rows)?;
+    let indexed = reconcile_slice(db, max_rows, Lock::Wait).map_err(|e| match e {
+        Error::Sql(e) if e.is_busy() => locked("sessions_reconcile", e),
+        e => e,
+    })?;
     let pending = pending(db)?;
     Ok(Progress {
         indexed,
@@ -499,6 +595,9 @@ pub fn set_indexing(db: &dyn Connection, mode: IndexingMode) -> Result<IndexingM
     require_schema(db, "sessions_set_indexing")?;
     let previous = indexing_mode(db)?;
     set_meta(db, "indexing", mode.name().into())?;
+    if mode == IndexingMode::Immediate && has_pending(db)? {
+        db.reconcile_elsewhere();
+    }
     Ok(previous)
 }
 

@@ -11,7 +11,7 @@
 
 mod raw;
 
-use raw::RawConnection;
+use raw::{OwnedConnection, RawConnection};
 use session_search_engine::db::Value;
 use session_search_engine::fts5;
 use session_search_engine::sql_functions::{Function, FUNCTIONS};
@@ -55,6 +55,14 @@ fn register(db: *mut sqlite3) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A connection of its own for a background drain of `file`, with every
+/// function registered as on a connection that loaded the extension.
+fn drain_connection(file: &str) -> Option<OwnedConnection> {
+    let conn = OwnedConnection::open(file)?;
+    register(conn.handle()).ok()?;
+    Some(conn)
 }
 
 /// The sqlite-loadable callback that runs `function`.

@@ -5,9 +5,10 @@
 //! directly.
 
 use session_search_engine::db::{Connection, SqlError, Value};
+use session_search_engine::drain;
 use session_search_engine::fts5::{Fts5Api, Routines};
 use sqlite3ext_sys::{sqlite3, sqlite3_api_routines, sqlite3_context, sqlite3_stmt, sqlite3_value};
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
@@ -18,6 +19,7 @@ const SQLITE_INTEGER: c_int = 1;
 const SQLITE_FLOAT: c_int = 2;
 const SQLITE_TEXT: c_int = 3;
 const SQLITE_BLOB: c_int = 4;
+const SQLITE_OPEN_READWRITE: c_int = 2;
 
 /// `SQLITE_TRANSIENT`: SQLite copies bound text and blobs.
 fn transient() -> Option<unsafe extern "C" fn(*mut c_void)> {
@@ -132,6 +134,21 @@ impl RawConnection {
     pub fn of_context(context: *mut sqlite3_context) -> RawConnection {
         // SAFETY: `context` is the live context of the current call.
         RawConnection(unsafe { sqlite!(context_db_handle(context)) })
+    }
+
+    /// The file of the main database; `None` for an in-memory or temporary
+    /// one, which no other connection can open.
+    fn filename(&self) -> Option<String> {
+        // SAFETY: the connection is open; the name is static and
+        // NUL-terminated; db_filename returns null or a NUL-terminated
+        // string owned by SQLite, copied at once.
+        let name = unsafe { sqlite!(db_filename(self.0, c"main".as_ptr())) };
+        if name.is_null() {
+            return None;
+        }
+        // SAFETY: as above.
+        let name = unsafe { CStr::from_ptr(name) }.to_str().ok()?;
+        (!name.is_empty()).then(|| name.to_owned())
     }
 
     fn error(&self) -> SqlError {
@@ -259,7 +276,78 @@ impl Drop for Statement {
     }
 }
 
+/// A connection the extension opened itself, for a background drain, and
+/// closes when dropped.
+pub struct OwnedConnection(RawConnection);
+
+impl OwnedConnection {
+    /// Opens the database file `filename` read-write, with the drain's busy
+    /// timeout; `None` if SQLite cannot.
+    pub fn open(filename: &str) -> Option<OwnedConnection> {
+        let filename = CString::new(filename).ok()?;
+        let mut db = null_mut();
+        // SAFETY: `filename` is NUL-terminated; SQLite writes the handle
+        // (possibly one to close, even on failure) into `db`.
+        let rc = unsafe {
+            sqlite!(open_v2(
+                filename.as_ptr(),
+                &mut db,
+                SQLITE_OPEN_READWRITE,
+                null_mut()
+            ))
+        };
+        let conn = OwnedConnection(RawConnection(db));
+        if rc != SQLITE_OK {
+            return None;
+        }
+        let timeout = c_int::try_from(drain::BUSY_TIMEOUT.as_millis()).unwrap_or(c_int::MAX);
+        // SAFETY: the connection was just opened.
+        unsafe { sqlite!(busy_timeout(db, timeout)) };
+        Some(conn)
+    }
+
+    /// The handle, for registering the functions.
+    pub fn handle(&self) -> *mut sqlite3 {
+        self.0 .0
+    }
+}
+
+impl Drop for OwnedConnection {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from open_v2 and is closed once; close_v2
+        // accepts null.
+        unsafe { sqlite!(close_v2(self.0 .0)) };
+    }
+}
+
+impl Connection for OwnedConnection {
+    fn execute_batch(&self, sql: &str) -> Result<(), SqlError> {
+        self.0.execute_batch(sql)
+    }
+
+    fn query(&self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, SqlError> {
+        self.0.query(sql, params)
+    }
+}
+
 impl Connection for RawConnection {
+    /// Starts a drain for a file database in WAL mode, where the drain's
+    /// writes never block this connection's reads, when this SQLite may be
+    /// used from several threads.
+    fn reconcile_elsewhere(&self) -> bool {
+        // SAFETY: xthreadsafe takes no argument.
+        if unsafe { sqlite!(xthreadsafe()) } == 0 {
+            return false;
+        }
+        let Some(file) = self.filename() else {
+            return false;
+        };
+        let wal = self
+            .query_value("PRAGMA journal_mode", &[])
+            .is_ok_and(|mode| mode.as_str() == Some("wal"));
+        wal && drain::start(&file.clone(), move || crate::drain_connection(&file))
+    }
+
     fn execute_batch(&self, sql: &str) -> Result<(), SqlError> {
         let mut rest = sql;
         while !rest.trim().is_empty() {

@@ -4,10 +4,35 @@
 use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::{Value as SqlValue, ValueRef};
 use session_search_engine::db::{Connection, SqlError, Value};
+use session_search_engine::drain;
 use session_search_engine::sql_functions::{Function, FUNCTIONS};
 
 /// The engine's view of a rusqlite connection.
-pub(crate) struct Rusqlite<'a>(pub(crate) &'a rusqlite::Connection);
+pub(crate) struct Rusqlite<'a> {
+    conn: &'a rusqlite::Connection,
+    /// Whether a search may start a background drain of the database.
+    drains: bool,
+}
+
+impl<'a> Rusqlite<'a> {
+    /// `conn`, starting background drains when `drains` says so.
+    pub(crate) fn new(conn: &'a rusqlite::Connection, drains: bool) -> Rusqlite<'a> {
+        Rusqlite { conn, drains }
+    }
+}
+
+/// The connection of a background drain, which starts none itself.
+struct DrainConnection(rusqlite::Connection);
+
+impl Connection for DrainConnection {
+    fn execute_batch(&self, sql: &str) -> Result<(), SqlError> {
+        Rusqlite::new(&self.0, false).execute_batch(sql)
+    }
+
+    fn query(&self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, SqlError> {
+        Rusqlite::new(&self.0, false).query(sql, params)
+    }
+}
 
 fn sql_error(e: rusqlite::Error) -> SqlError {
     SqlError {
@@ -41,11 +66,11 @@ fn to_sql(value: &Value) -> SqlValue {
 
 impl Connection for Rusqlite<'_> {
     fn execute_batch(&self, sql: &str) -> Result<(), SqlError> {
-        self.0.execute_batch(sql).map_err(sql_error)
+        self.conn.execute_batch(sql).map_err(sql_error)
     }
 
     fn query(&self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, SqlError> {
-        let mut stmt = self.0.prepare(sql).map_err(sql_error)?;
+        let mut stmt = self.conn.prepare(sql).map_err(sql_error)?;
         let columns = stmt.column_count();
         let params: Vec<SqlValue> = params.iter().map(to_sql).collect();
         let mut rows = stmt
@@ -62,10 +87,33 @@ impl Connection for Rusqlite<'_> {
         }
         Ok(out)
     }
+
+    /// Starts a drain for a file database in WAL mode, where the drain's
+    /// writes never block this connection's reads.
+    fn reconcile_elsewhere(&self) -> bool {
+        let Some(file) = self.conn.path().filter(|p| !p.is_empty()) else {
+            return false;
+        };
+        let wal = self
+            .query_value("PRAGMA journal_mode", &[])
+            .is_ok_and(|mode| mode.as_str() == Some("wal"));
+        let file = file.to_owned();
+        self.drains
+            && wal
+            && drain::start(&file.clone(), move || {
+                let conn = crate::connect(rusqlite::Connection::open(&file).ok()?, false).ok()?;
+                conn.busy_timeout(drain::BUSY_TIMEOUT).ok()?;
+                Some(DrainConnection(conn))
+            })
+    }
 }
 
-/// Registers every function of [`FUNCTIONS`] into `conn`.
-pub(crate) fn register_functions(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+/// Registers every function of [`FUNCTIONS`] into `conn`; their searches
+/// start background drains when `drains` says so.
+pub(crate) fn register_functions(
+    conn: &rusqlite::Connection,
+    drains: bool,
+) -> rusqlite::Result<()> {
     for function in FUNCTIONS {
         let mut flags = FunctionFlags::SQLITE_UTF8;
         if function.deterministic {
@@ -73,19 +121,19 @@ pub(crate) fn register_functions(conn: &rusqlite::Connection) -> rusqlite::Resul
         }
         for &arity in function.arities {
             conn.create_scalar_function(function.name, arity, flags, move |ctx| {
-                call(function, ctx)
+                call(function, ctx, drains)
             })?;
         }
     }
     Ok(())
 }
 
-fn call(function: &Function, ctx: &Context<'_>) -> rusqlite::Result<SqlValue> {
+fn call(function: &Function, ctx: &Context<'_>, drains: bool) -> rusqlite::Result<SqlValue> {
     let args: Vec<Value> = (0..ctx.len()).map(|i| from_sql(ctx.get_raw(i))).collect();
     // SAFETY: the connection reference is used only during this call, while
     // SQLite keeps the connection open.
     let conn = unsafe { ctx.get_connection() }?;
-    (function.body)(&Rusqlite(&conn), &args)
+    (function.body)(&Rusqlite::new(&conn, drains), &args)
         .map(|value| to_sql(&value))
         .map_err(|message| rusqlite::Error::UserFunctionError(message.into()))
 }

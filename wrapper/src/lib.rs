@@ -31,7 +31,6 @@ mod functions;
 pub mod import;
 mod store;
 pub mod timestamp;
-mod worker;
 
 pub use session_search_engine::history::{
     HistoryMessage, HistoryOptions, HistoryResponse, MessageRef,
@@ -55,9 +54,6 @@ pub enum Error {
     /// The engine refused an operation (bad argument, unusable schema).
     #[error(transparent)]
     Store(#[from] session_search_engine::store::Error),
-    /// The background reconciliation thread could not be started.
-    #[error("cannot start the reconciliation thread: {0}")]
-    Worker(String),
     /// No session has this key.
     #[error("no session with key {0:?}")]
     UnknownSession(String),
@@ -106,9 +102,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 ///
 /// [`Error::Sqlite`] when the file cannot be opened.
 pub fn open(path: impl AsRef<Path>) -> Result<Connection> {
-    let conn = Connection::open(path)?;
-    register(&conn)?;
-    Ok(conn)
+    connect(Connection::open(path)?, true)
 }
 
 /// Opens a private in-memory database with session-search registered.
@@ -117,26 +111,36 @@ pub fn open(path: impl AsRef<Path>) -> Result<Connection> {
 ///
 /// As for [`open`].
 pub fn open_in_memory() -> Result<Connection> {
-    let conn = Connection::open_in_memory()?;
-    register(&conn)?;
-    Ok(conn)
+    connect(Connection::open_in_memory()?, true)
 }
 
 /// Registers the `sessions` tokenizer, the `sessions_rank` FTS5 function and
-/// the SQL functions into `conn`, as
-/// loading the extension does.
+/// the SQL functions into `conn`, as loading the extension does. A search
+/// on a file database in WAL mode with a reconciliation backlog starts a
+/// background thread with its own connection that indexes it.
 ///
 /// # Errors
 ///
 /// [`Error::Register`] if FTS5 is missing or refuses the tokenizer,
 /// [`Error::Sqlite`] if a function cannot be created.
 pub fn register(conn: &Connection) -> Result<()> {
+    register_with(conn, true)
+}
+
+/// `conn` with session-search registered; searches start background drains
+/// when `drains` says so.
+pub(crate) fn connect(conn: Connection, drains: bool) -> Result<Connection> {
+    register_with(&conn, drains)?;
+    Ok(conn)
+}
+
+fn register_with(conn: &Connection, drains: bool) -> Result<()> {
     let api = fts5_api(conn)?;
     // SAFETY: `api` was just returned by this open connection's FTS5.
     unsafe { fts5::register_tokenizer(api) }?;
     // SAFETY: as above; the routines are those of the same bundled SQLite.
     unsafe { fts5::register_rank_function(api, &AUX_ROUTINES) }?;
-    functions::register_functions(conn)?;
+    functions::register_functions(conn, drains)?;
     Ok(())
 }
 

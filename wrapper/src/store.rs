@@ -1,9 +1,9 @@
 //! [`Store`]: typed calls over the SQL schema of session-search.
 
 use crate::functions::Rusqlite;
-use crate::worker::Reconciler;
 use crate::{Error, Result};
 use rusqlite::{params, Connection, OptionalExtension};
+use session_search_engine::db::Connection as _;
 use session_search_engine::history::{self, HistoryOptions, HistoryResponse};
 use session_search_engine::search::{self, SearchOptions, SearchResponse};
 use session_search_engine::store::{self, IndexingMode, Progress, RedactionChange, Status};
@@ -147,9 +147,8 @@ pub struct NewMessage {
 #[derive(Debug)]
 pub struct Store {
     conn: Connection,
-    /// Background reconciliation; `None` for in-memory databases. Dropped
-    /// (stopped and joined) with the store.
-    _reconciler: Option<Reconciler>,
+    /// Whether reconciliation runs on a background thread.
+    background: bool,
 }
 
 impl Store {
@@ -171,18 +170,15 @@ impl Store {
     ///
     /// As for [`Store::open`].
     pub fn open_with(path: impl AsRef<Path>, options: &StoreOptions) -> Result<Store> {
-        let conn = crate::open(path.as_ref())?;
+        let background = options.background_reconcile;
+        let conn = crate::connect(Connection::open(path)?, background)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.pragma_update(None, "journal_mode", "wal")?;
-        store::init(&Rusqlite(&conn))?;
-        let reconciler = match options.background_reconcile {
-            true => Some(Reconciler::start(path.as_ref().to_owned())?),
-            false => None,
-        };
-        Ok(Store {
-            conn,
-            _reconciler: reconciler,
-        })
+        let engine = Rusqlite::new(&conn, background);
+        if store::init(&engine)?.pending > 0 {
+            engine.reconcile_elsewhere();
+        }
+        Ok(Store { conn, background })
     }
 
     /// A private in-memory database, reconciled only by searches and
@@ -193,11 +189,16 @@ impl Store {
     /// As for [`Store::open`].
     pub fn open_in_memory() -> Result<Store> {
         let conn = crate::open_in_memory()?;
-        store::init(&Rusqlite(&conn))?;
+        store::init(&Rusqlite::new(&conn, false))?;
         Ok(Store {
             conn,
-            _reconciler: None,
+            background: false,
         })
+    }
+
+    /// The engine's view of the connection.
+    fn engine(&self) -> Rusqlite<'_> {
+        Rusqlite::new(&self.conn, self.background)
     }
 
     /// The underlying connection, for plain SQL.
@@ -316,7 +317,7 @@ impl Store {
     /// caller.
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
         Ok(search::search(
-            &Rusqlite(&self.conn),
+            &self.engine(),
             &request.query,
             &request.options,
         )?)
@@ -329,11 +330,7 @@ impl Store {
     /// [`Error::Store`] for a bad option, a caller that cannot see the
     /// session, or an `around` message off the active branch.
     pub fn history(&self, session_key: &str, options: &HistoryOptions) -> Result<HistoryResponse> {
-        Ok(history::history(
-            &Rusqlite(&self.conn),
-            session_key,
-            options,
-        )?)
+        Ok(history::history(&self.engine(), session_key, options)?)
     }
 
     /// Runs one bounded slice of reconciliation (`sessions_reconcile`).
@@ -342,7 +339,7 @@ impl Store {
     ///
     /// [`Error::Store`] when `max_rows` < 1.
     pub fn reconcile(&self, max_rows: i64) -> Result<Progress> {
-        Ok(store::reconcile(&Rusqlite(&self.conn), max_rows)?)
+        Ok(store::reconcile(&self.engine(), max_rows)?)
     }
 
     /// Counts, versions and the FTS5 integrity check (`sessions_status`).
@@ -351,7 +348,7 @@ impl Store {
     ///
     /// [`Error::Sqlite`] on database failure.
     pub fn status(&self) -> Result<Status> {
-        Ok(store::status(&Rusqlite(&self.conn))?)
+        Ok(store::status(&self.engine())?)
     }
 
     /// Switches between immediate and deferred indexing; returns the previous
@@ -362,7 +359,7 @@ impl Store {
     ///
     /// [`Error::Sqlite`] on database failure.
     pub fn set_indexing(&self, mode: IndexingMode) -> Result<IndexingMode> {
-        Ok(store::set_indexing(&Rusqlite(&self.conn), mode)?)
+        Ok(store::set_indexing(&self.engine(), mode)?)
     }
 
     /// Stores the host's redaction patterns (`sessions_set_redaction`):
@@ -374,7 +371,7 @@ impl Store {
     /// [`Error::Store`] naming a pattern that does not compile.
     pub fn set_redaction(&self, patterns: &[&str]) -> Result<RedactionChange> {
         let patterns = patterns.iter().map(|p| (*p).to_owned()).collect();
-        Ok(store::set_redaction(&Rusqlite(&self.conn), patterns)?)
+        Ok(store::set_redaction(&self.engine(), patterns)?)
     }
 }
 

@@ -1,0 +1,206 @@
+"""A reconciliation backlog with several processes: searches never wait for
+or fail on a lock because of their own catch-up work, `sessions_reconcile`
+waits as the busy timeout says and then says why it could not run, and the
+backlog drains in the background with no host worker.
+
+Run with the system Python, whose sqlite3 can load extensions:
+
+    /usr/bin/python3 -m unittest tests/python/test_backlog.py -v
+"""
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+from test_store import EXTENSION, connect, value
+
+# A process that holds the write lock: it writes a message in a transaction,
+# prints "locked", sleeps, then commits.
+HOLDER = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=5)
+conn.enable_load_extension(True)
+conn.load_extension(sys.argv[2])
+conn.execute("BEGIN IMMEDIATE")
+conn.execute("INSERT INTO messages(session_key, role, content, created_at) VALUES ('s0', 'user', 'holder row', 1)")
+print("locked", flush=True)
+time.sleep(float(sys.argv[3]))
+conn.execute("COMMIT")
+"""
+
+# A process that appends messages one per transaction with a busy timeout,
+# as a host's writer does; it fails loudly on any error.
+WRITER = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=5)
+conn.enable_load_extension(True)
+conn.load_extension(sys.argv[2])
+for i in range(int(sys.argv[3])):
+    conn.execute("INSERT INTO messages(session_key, role, content, created_at) VALUES ('s1', 'user', ?, ?)",
+                 (f"writer row {i}", 10_000_000 + i))
+"""
+
+ROWS = 20_000
+
+
+def adopted_backlog(path, journal="wal", rows=ROWS):
+    """A database whose transcripts were written before sessions_init(), by
+    a connection without the extension: every message is backlog."""
+    plain = sqlite3.connect(path, isolation_level=None)
+    plain.execute(f"PRAGMA journal_mode={journal}")
+    plain.execute("CREATE TABLE sessions(session_key TEXT PRIMARY KEY, agent_id TEXT NOT NULL,"
+                  " spawned_by TEXT, created_at INTEGER NOT NULL, leaf_id INTEGER)")
+    plain.execute("CREATE TABLE messages(id INTEGER PRIMARY KEY, session_key TEXT NOT NULL, parent_id INTEGER,"
+                  " role TEXT NOT NULL, content TEXT NOT NULL, created_at INTEGER NOT NULL, message_id TEXT)")
+    plain.executemany("INSERT INTO sessions VALUES (?, 'main', NULL, 1, NULL)", [(f"s{i}",) for i in range(10)])
+    plain.execute("BEGIN")
+    plain.executemany("INSERT INTO messages(session_key, role, content, created_at) VALUES (?, ?, ?, ?)",
+                      ((f"s{i % 10}", "user" if i % 2 else "assistant",
+                        f"archived note {i} about the staging deploy", i) for i in range(rows)))
+    plain.execute("COMMIT")
+    plain.close()
+    conn = connect(path)
+    init = json.loads(value(conn, "SELECT sessions_init()"))
+    assert init["pending"] == rows, init
+    return conn
+
+
+def pending(path):
+    """The backlog as another connection sees it."""
+    conn = connect(path)
+    try:
+        return json.loads(value(conn, "SELECT sessions_status()"))["pending"]
+    finally:
+        conn.close()
+
+
+def search(conn, query, caller="s0", **options):
+    return json.loads(value(conn, "SELECT sessions_search(?, ?)",
+                            (query, json.dumps({"caller": caller, "visibility": "all", **options}))))
+
+
+class BacklogTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.path = os.path.join(self.dir.name, "sessions.db")
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def hold_lock(self, seconds):
+        """Starts a process holding the write lock for `seconds`; returns it
+        once it holds the lock."""
+        holder = subprocess.Popen([sys.executable, "-c", HOLDER, self.path, EXTENSION, str(seconds)],
+                                  stdout=subprocess.PIPE, text=True)
+        self.assertEqual(holder.stdout.readline().strip(), "locked")
+        self.addCleanup(holder.stdout.close)
+        self.addCleanup(holder.wait)
+        return holder
+
+    def wait_drained(self, seconds=120):
+        deadline = time.monotonic() + seconds
+        while pending(self.path) > 0:
+            self.assertLess(time.monotonic(), deadline, "the backlog did not drain")
+            time.sleep(0.2)
+
+    def test_searches_during_another_process_write_neither_wait_nor_fail(self):
+        conn = adopted_backlog(self.path)
+        conn.execute("PRAGMA busy_timeout = 5000")
+        holder = self.hold_lock(2.0)
+        for _ in range(10):
+            started = time.monotonic()
+            answer = search(conn, "staging deploy")
+            self.assertLess(time.monotonic() - started, 0.5, "a search waited for the lock")
+            self.assertTrue(answer["indexing"], answer)
+            self.assertIn("warning", answer)
+        self.assertIsNone(holder.poll(), "the writer finished before the searches did")
+        holder.wait()
+        # No host worker, no more calls: the drain the searches started
+        # indexes everything.
+        self.wait_drained()
+        answer = search(conn, '"archived note 7 about"')
+        self.assertNotIn("indexing", answer)
+        self.assertEqual([hit["id"] for hit in answer["results"]], [8])
+
+    def test_a_search_inside_the_host_read_transaction_after_another_commit(self):
+        for mode in ("immediate", "deferred"):
+            with self.subTest(mode=mode):
+                path = os.path.join(self.dir.name, f"{mode}.db")
+                conn = adopted_backlog(path, rows=2_000)
+                conn.execute(f"SELECT sessions_set_indexing('{mode}')")
+                other = connect(path)
+                conn.execute("BEGIN")
+                value(conn, "SELECT count(*) FROM messages")
+                other.execute("INSERT INTO messages(session_key, role, content, created_at)"
+                              " VALUES ('s1', 'user', 'committed meanwhile', 5)")
+                answer = search(conn, "archived")
+                self.assertTrue(answer["indexing"], answer)
+                conn.execute("COMMIT")
+                other.close()
+                conn.close()
+
+    def test_a_search_with_a_rollback_journal_never_waits_either(self):
+        conn = adopted_backlog(self.path, journal="delete", rows=2_000)
+        conn.execute("PRAGMA busy_timeout = 5000")
+        self.hold_lock(1.5)
+        started = time.monotonic()
+        answer = search(conn, "archived")
+        self.assertLess(time.monotonic() - started, 0.5)
+        self.assertTrue(answer["indexing"], answer)
+        time.sleep(1.6)
+        # Without a background drain (a rollback journal blocks readers
+        # while a writer commits) each search indexes a slice itself.
+        before = pending(self.path)
+        search(conn, "archived")
+        self.assertLess(pending(self.path), before)
+
+    def test_reconcile_waits_as_long_as_the_busy_timeout_says(self):
+        conn = adopted_backlog(self.path, rows=2_000)
+        conn.execute("PRAGMA busy_timeout = 5000")
+        self.hold_lock(1.0)
+        started = time.monotonic()
+        progress = json.loads(value(conn, "SELECT sessions_reconcile(100)"))
+        self.assertGreater(time.monotonic() - started, 0.5, "it did not wait for the writer")
+        self.assertEqual(progress["indexed"], 100)
+
+    def test_reconcile_says_when_the_database_stayed_locked(self):
+        conn = adopted_backlog(self.path, rows=2_000)
+        conn.execute("PRAGMA busy_timeout = 100")
+        self.hold_lock(1.5)
+        with self.assertRaises(sqlite3.OperationalError) as raised:
+            value(conn, "SELECT sessions_reconcile(100)")
+        message = str(raised.exception)
+        self.assertIn("sessions_reconcile: another connection is writing", message)
+        self.assertIn("nothing was changed", message)
+        time.sleep(1.6)
+        self.assertEqual(pending(self.path), 2_000)
+
+    def test_the_drain_outlives_the_connection_that_started_it(self):
+        conn = adopted_backlog(self.path)
+        self.assertTrue(search(conn, "archived")["indexing"])
+        conn.close()
+        self.wait_drained()
+        conn = connect(self.path)
+        self.assertEqual(json.loads(value(conn, "SELECT sessions_status()"))["integrity"], "ok")
+
+    def test_writers_with_a_busy_timeout_never_fail_while_the_backlog_drains(self):
+        conn = adopted_backlog(self.path)
+        self.assertTrue(search(conn, "archived")["indexing"])
+        writer = subprocess.run([sys.executable, "-c", WRITER, self.path, EXTENSION, "300"],
+                                capture_output=True, text=True, timeout=120)
+        self.assertEqual(writer.returncode, 0, writer.stderr)
+        for _ in range(20):
+            search(conn, "writer row")
+        self.wait_drained()
+        self.assertEqual(value(conn, "SELECT count(*) FROM messages"), ROWS + 300)
+        found = search(conn, '"writer row 299"', caller="s1")
+        self.assertEqual(len(found["results"]), 1, found)
+
+
+if __name__ == "__main__":
+    unittest.main()
