@@ -1,4 +1,4 @@
--- session-search internal schema, version 4. Run by sessions_init() after
+-- session-search internal schema, version 5. Run by sessions_init() after
 -- tables.sql, in one transaction; every statement is idempotent. Internal
 -- objects are prefixed session_search_ and may change between versions.
 

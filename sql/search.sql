@@ -1,10 +1,12 @@
 -- Hits of one search, after visibility and filters, best first.
--- ?1, ?2: see visible.sql. ?3 = FTS5 expression, ?4 = JSON array of roles or
+-- ?1, ?2: see visible.sql; `all` and `agent` are checked per candidate
+-- (what visible.sql says of them, without building the list), `self` and
+-- `tree` against the walked list. ?3 = FTS5 expression, ?4 = JSON array of roles or
 -- NULL, ?5 / ?6 = since / until (unix ms) or NULL, ?7 = JSON array of
 -- session keys or NULL, ?8 = 'relevance' or 'recent', ?9 = limit, ?10 =
--- the rank window: with 'relevance', only the ?10 newest
--- matching messages (by id) that pass visibility and the filters are ranked,
--- which bounds the work of a query that matches much of the history.
+-- the window: only the ?10 newest matching messages (by id) that pass
+-- visibility and the filters are ranked or sorted by time (-1: all), which
+-- bounds the work of a query that matches much of the history.
 -- The window is read newest first (ascending FTS5 rowid, ~ the message
 -- id) and stops after ?10 rows; sorting reads only ids and ranks, and the
 -- text is read for the page. sessions_rank's second argument is the largest
@@ -18,13 +20,21 @@ FROM (
     FROM session_search_fts f
     JOIN messages m ON m.id = ~f.rowid
     WHERE session_search_fts MATCH ?3
-      AND m.session_key IN (SELECT session_key FROM visible)
+      AND CASE ?2
+            -- Per candidate, one index lookup: no list of sessions is built.
+            WHEN 'all' THEN EXISTS (SELECT 1 FROM caller)
+              AND EXISTS (SELECT 1 FROM sessions s WHERE s.session_key = m.session_key)
+            WHEN 'agent' THEN EXISTS (
+              SELECT 1 FROM sessions s
+              WHERE s.agent_id = (SELECT agent_id FROM caller) AND s.session_key = m.session_key)
+            ELSE m.session_key IN (SELECT session_key FROM visible)
+          END
       AND (?4 IS NULL OR m.role IN (SELECT value FROM json_each(?4)))
       AND (?5 IS NULL OR m.created_at >= ?5)
       AND (?6 IS NULL OR m.created_at <= ?6)
       AND (?7 IS NULL OR m.session_key IN (SELECT value FROM json_each(?7)))
     ORDER BY f.rowid
-    LIMIT CASE WHEN ?8 = 'recent' THEN -1 ELSE ?10 END
+    LIMIT ?10
   )
   ORDER BY CASE WHEN ?8 = 'recent' THEN -created_at ELSE rank END, created_at DESC, id DESC
   LIMIT ?9

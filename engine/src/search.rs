@@ -14,6 +14,7 @@ const SEARCH_SQL: &str = concat!(
     include_str!("../../sql/visible.sql"),
     include_str!("../../sql/search.sql")
 );
+const RECENT_COMPLETE_SQL: &str = include_str!("../../sql/recent_complete.sql");
 
 /// Backlog rows a search indexes itself when no background drain runs (an
 /// in-memory database, a rollback journal, deferred indexing) and the write
@@ -217,24 +218,39 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
     let visibility = scope::effective(options.visibility, options.sandboxed);
     let expression = query.fts5_expression(scope::scope_word(db, &caller, visibility)?.as_deref());
 
-    let rows = db.query(
-        SEARCH_SQL,
-        &[
-            caller.as_str().into(),
-            visibility.name().into(),
-            expression.as_str().into(),
-            json_list(&options.roles),
-            options.since.map_or(Value::Null, Value::Integer),
-            options.until.map_or(Value::Null, Value::Integer),
-            json_list(&options.session_keys),
-            match options.order {
-                Order::Relevance => "relevance".into(),
-                Order::Recent => "recent".into(),
-            },
-            (limit + 1).into(),
-            rank_window.into(),
-        ],
-    )?;
+    let run = |window: i64| {
+        db.query(
+            SEARCH_SQL,
+            &[
+                caller.as_str().into(),
+                visibility.name().into(),
+                expression.as_str().into(),
+                json_list(&options.roles),
+                options.since.map_or(Value::Null, Value::Integer),
+                options.until.map_or(Value::Null, Value::Integer),
+                json_list(&options.session_keys),
+                match options.order {
+                    Order::Relevance => "relevance".into(),
+                    Order::Recent => "recent".into(),
+                },
+                (limit + 1).into(),
+                window.into(),
+            ],
+        )
+    };
+    let rows = match options.order {
+        Order::Relevance => run(rank_window)?,
+        // The newest limit + 1 matches in index order, unless a message
+        // older by id is newer by time: then every match.
+        Order::Recent => {
+            let rows = run(limit + 1)?;
+            if rows.len() as i64 <= limit || newest_by_time(db, &rows)? {
+                rows
+            } else {
+                run(-1)?
+            }
+        }
+    };
     let more = rows.len() as i64 > limit;
     let hits = rows
         .iter()
@@ -248,6 +264,23 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
         indexing,
         warning: indexing.then(|| INDEXING_WARNING.to_owned()),
     })
+}
+
+/// Messages `recent_complete.sql` looks at before it gives up.
+const RECENT_CHECK_ROWS: i64 = 4096;
+
+/// Whether `rows` of `search.sql`, the first matches in index order, are
+/// also the newest by time (`sql/recent_complete.sql`).
+fn newest_by_time(db: &dyn Connection, rows: &[Vec<Value>]) -> Result<bool> {
+    let oldest = |column: usize| rows.iter().filter_map(|row| row[column].as_i64()).min();
+    let (Some(id), Some(time)) = (oldest(1), oldest(4)) else {
+        return Ok(false);
+    };
+    let complete = db.query_value(
+        RECENT_COMPLETE_SQL,
+        &[time.into(), id.into(), RECENT_CHECK_ROWS.into()],
+    )?;
+    Ok(complete.as_i64() == Some(1))
 }
 
 /// A hit from a row of `search.sql` (whose text is redacted already).

@@ -10,7 +10,7 @@ use crate::tokenizer::TOKENIZER_VERSION;
 use serde::{Deserialize, Serialize};
 
 /// The schema version this build creates and understands.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// The public tables `sessions` and `messages` with their indexes, as
 /// `sessions_init()` creates them.
@@ -286,6 +286,8 @@ fn migrate(db: &dyn Connection) -> Result<()> {
             db.execute_batch(PUBLIC_TABLES_SQL)?;
             db.execute_batch(SCHEMA_SQL)?;
         }
+        // Version 5 only adds an index on the public messages table.
+        4 => db.execute_batch(PUBLIC_TABLES_SQL)?,
         _ => {}
     }
     if version != SCHEMA_VERSION {

@@ -127,7 +127,7 @@ class InitTest(StoreTestCase):
         self.assertEqual(first, second)
         self.assertEqual(
             first,
-            {"schema_version": 4, "tokenizer_version": 3, "redaction_version": 1,
+            {"schema_version": 5, "tokenizer_version": 3, "redaction_version": 1,
              "redaction_patterns": 0, "messages": 0, "indexed": 0, "pending": 0,
              "indexing": "immediate"},
         )
@@ -155,10 +155,21 @@ class InitTest(StoreTestCase):
             name = sql.split("(")[0].split()[-1]
             self.assertError(conn, sql, (), name, "run SELECT sessions_init() first")
 
+    def test_version_4_gains_the_time_index(self):
+        conn = store()
+        session(conn, "s")
+        say(conn, "s", "user", "kept across the upgrade", 1)
+        conn.execute("DROP INDEX session_search_messages_by_time")
+        conn.execute("UPDATE session_search_meta SET value = 4 WHERE key = 'schema_version'")
+        init = json.loads(value(conn, "SELECT sessions_init()"))
+        self.assertEqual((init["schema_version"], init["indexed"], init["pending"]), (5, 1, 0))
+        self.assertEqual(value(conn, "SELECT count(*) FROM sqlite_master WHERE name = 'session_search_messages_by_time'"), 1)
+        self.assertEqual(found(conn, "upgrade", "s", order="recent"), [1])
+
     def test_newer_schema_version_is_refused(self):
         conn = store()
-        conn.execute("UPDATE session_search_meta SET value = 5 WHERE key = 'schema_version'")
-        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 5", "upgrade")
+        conn.execute("UPDATE session_search_meta SET value = 6 WHERE key = 'schema_version'")
+        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 6", "upgrade")
 
     def test_missing_column_is_named_and_nothing_is_created(self):
         conn = connect()
@@ -592,6 +603,45 @@ class SearchTest(StoreTestCase):
         self.assertEqual(found(c, "deploy", root, visibility="all", since=2000, until=4000), [3, 4, 5])
         self.assertEqual(found(c, "deploy", root, sessionKeys=["agent:main:sub:2", "agent:ops:cli:1"]), [4])
         self.assertEqual(found(c, "deploy", root, visibility="all", sessionKeys=["agent:main:sub:2", "agent:ops:cli:1"]), [4, 7])
+
+    def test_recent_is_newest_by_time_when_ids_are_not_in_time_order(self):
+        c = store()
+        session(c, "s")
+        session(c, "t", spawned_by="s")
+        rng = __import__("random").Random(7)
+        # Live messages, then an import of older history (higher ids, older
+        # times), then live again; some share a timestamp; some are tool
+        # output or in another session.
+        times = list(range(5000, 5600)) + rng.sample(range(0, 5000), 900) + list(range(6000, 6300))
+        times[100:110] = [5099] * 10
+        c.execute("BEGIN")
+        for i, t in enumerate(times):
+            role = "tool" if i % 7 == 0 else "user"
+            say(c, "t" if i % 3 else "s", role, f"entry {i} {'common' if i % 2 else 'other'}", t)
+        c.execute("COMMIT")
+        rows = c.execute("SELECT id, created_at, role, session_key FROM messages").fetchall()
+
+        def expected(word, limit, **filters):
+            picked = [(t, i) for i, t, role, key in rows
+                      if role == "user" and (word == "entry" or (word == "common") == bool((i - 1) % 2))
+                      and filters.get("session", key) == key and t >= filters.get("since", 0)]
+            return [i for t, i in sorted(picked, reverse=True)[:limit]]
+
+        def newest(word, **options):
+            return [hit["id"] for hit in search(c, word, "s", order="recent", **options)["results"]]
+
+        for limit in (1, 10, 25):
+            for word in ("entry", "common"):
+                got = newest(word, visibility="tree", limit=limit)
+                self.assertEqual(got, expected(word, limit), (word, limit))
+            got = newest("entry", visibility="self", limit=limit)
+            self.assertEqual(got, expected("entry", limit, session="s"))
+            got = newest("entry", limit=limit, since=5590)
+            self.assertEqual(got, expected("entry", limit, since=5590))
+        # Only the old import and a tie: the newest by time are in the middle.
+        c.execute("DELETE FROM messages WHERE created_at >= 6000")
+        rows = c.execute("SELECT id, created_at, role, session_key FROM messages").fetchall()
+        self.assertEqual(newest("entry", limit=25), expected("entry", 25))
 
     def test_order_and_scores(self):
         c = self.conn
