@@ -15,14 +15,16 @@ use std::time::{Duration, Instant};
 const PLAIN_TABLES_SQL: &str = session_search_engine::store::PUBLIC_TABLES_SQL;
 
 /// An OpenClaw-style index over the plain tables: an external-content FTS5
-/// table over `messages`, filled by a trigger in the same transaction, for
-/// every role.
+/// table over `messages`, filled by a trigger in the same transaction with
+/// exactly the rows session-search indexes (user and assistant text), so
+/// both do the same work.
 const OPENCLAW_FTS_SQL: &str = "
 CREATE VIRTUAL TABLE oc_fts USING fts5(
   content, content = 'messages', content_rowid = 'id',
   tokenize = 'unicode61 remove_diacritics 2'
 );
-CREATE TRIGGER oc_fts_insert AFTER INSERT ON messages BEGIN
+CREATE TRIGGER oc_fts_insert AFTER INSERT ON messages
+WHEN NEW.role IN ('user', 'assistant') BEGIN
   INSERT INTO oc_fts(rowid, content) VALUES (NEW.id, NEW.content);
 END;
 ";

@@ -1,18 +1,21 @@
-//! Search during a rebuild: a large store, fully indexed, is queried; then a
-//! tokenizer version change makes reconciliation rebuild the index, and the
-//! same queries run between reconciliation slices.
+//! Search during a rebuild: a large store, fully indexed, is searched with
+//! `sessions_search`; then a tokenizer version change makes reconciliation
+//! rebuild the index: slices of `sessions_reconcile` are timed, then a store
+//! opened with its background drain rebuilds the rest while the same
+//! searches run.
 
 use super::databases::{self, Database, Variant, TRANSACTION_ROWS};
 use super::timed_ms;
 use super::transcript::{self, Transcript};
 use crate::corpus::Lengths;
 use crate::memory;
-use crate::search::{fts5_string, search};
+use crate::search::fts5_string;
 use crate::stats::sorted;
 use serde::{Deserialize, Serialize};
 use session_search::{IndexingMode, Store};
 use std::error::Error;
 use std::path::Path;
+use std::time::Instant;
 
 /// Messages in the store at scale 1.
 const MESSAGES: f64 = 1_000_000.0;
@@ -32,8 +35,11 @@ pub const LOAD_SLICE_ROWS: i64 = 50_000;
 /// Rows per reconciliation slice during the rebuild.
 pub const SLICE_ROWS: i64 = 5000;
 
-/// Slices measured during the rebuild.
-pub const SLICES: usize = 20;
+/// Slices of [`SLICE_ROWS`] timed at the start of the rebuild.
+pub const SLICES: usize = 10;
+
+/// Most passes over [`WORDS`] while the background drain rebuilds.
+pub const DURING_PASSES: usize = 20;
 
 /// Timed passes over [`WORDS`] before the rebuild.
 pub const BEFORE_PASSES: usize = 20;
@@ -41,9 +47,8 @@ pub const BEFORE_PASSES: usize = 20;
 /// The words searched for, from very common to less common ones.
 pub const WORDS: [&str; 5] = ["the", "error", "deploy", "staging", "timeout"];
 
-/// The timed query.
-pub const SEARCH_SQL: &str =
-    "SELECT rowid FROM session_search_fts WHERE session_search_fts MATCH ?1 ORDER BY rank LIMIT 10";
+/// The timed query, with [`search_options`].
+pub const SEARCH_SQL: &str = "SELECT sessions_search(?1, ?2)";
 
 /// The query counting every match (untimed).
 const COUNT_SQL: &str = "SELECT count(*) FROM session_search_fts WHERE session_search_fts MATCH ?1";
@@ -59,7 +64,8 @@ pub struct WordRun {
     pub matches_after: u64,
     /// Sorted latencies on the full index, in milliseconds.
     pub before_ms: Vec<f64>,
-    /// Sorted latencies between slices of the rebuild, in milliseconds.
+    /// Sorted latencies while the background drain rebuilds, in
+    /// milliseconds.
     pub during_ms: Vec<f64>,
 }
 
@@ -85,6 +91,11 @@ pub struct Rebuild {
     pub slice_ms: Vec<f64>,
     /// Messages the measured slices indexed.
     pub slice_rows: i64,
+    /// Messages the background drain indexed while the searches ran, and
+    /// in how many seconds.
+    pub drained: (i64, f64),
+    /// Searches during the drain, and how many said `indexing: true`.
+    pub during_searches: (usize, usize),
     /// One entry per word of [`WORDS`].
     pub words: Vec<WordRun>,
     /// Peak RSS of the benchmark's process, in KiB.
@@ -123,7 +134,8 @@ pub fn run(scale: f64, work: &Path) -> Result<Rebuild, Box<dyn Error>> {
         [],
     )?;
     let (start, start_ms) = timed_ms(|| store.reconcile(1))?;
-    let (slice_ms, slice_rows) = query_during_rebuild(&database, &mut words)?;
+    let (slice_ms, slice_rows) = time_slices(store)?;
+    let (drained, during_searches) = search_during_drain(&path, &mut words)?;
     for word in &mut words {
         word.matches_after = count(&database, &word.word)?;
     }
@@ -140,6 +152,8 @@ pub fn run(scale: f64, work: &Path) -> Result<Rebuild, Box<dyn Error>> {
         backlog: start.pending + start.indexed,
         slice_ms,
         slice_rows,
+        drained,
+        during_searches,
         words,
         peak_rss_kib,
     })
@@ -158,6 +172,7 @@ fn reconcile(
 
 /// Counts, warms up and then times every word on the full index.
 fn query_full_index(database: &Database) -> rusqlite::Result<Vec<WordRun>> {
+    let conn = database.connection();
     let mut words = Vec::with_capacity(WORDS.len());
     for word in WORDS {
         words.push(WordRun {
@@ -167,12 +182,12 @@ fn query_full_index(database: &Database) -> rusqlite::Result<Vec<WordRun>> {
             before_ms: Vec::new(),
             during_ms: Vec::new(),
         });
-        time_search(database, word)?;
+        time_search(conn, word)?;
     }
     let mut before: Vec<Vec<f64>> = vec![Vec::new(); WORDS.len()];
     for _ in 0..BEFORE_PASSES {
         for (latencies, word) in before.iter_mut().zip(WORDS) {
-            latencies.push(time_search(database, word)?);
+            latencies.push(time_search(conn, word)?.1);
         }
     }
     for (run, latencies) in words.iter_mut().zip(before) {
@@ -181,38 +196,72 @@ fn query_full_index(database: &Database) -> rusqlite::Result<Vec<WordRun>> {
     Ok(words)
 }
 
-/// Runs up to [`SLICES`] slices of [`SLICE_ROWS`], timing every word after
-/// each; returns the slices' milliseconds and the rows they indexed.
-fn query_during_rebuild(
-    database: &Database,
-    words: &mut [WordRun],
-) -> Result<(Vec<f64>, i64), Box<dyn Error>> {
-    let store = database.store().expect("a session-search store");
+/// Times [`SLICES`] slices of [`SLICE_ROWS`]; returns their milliseconds
+/// and the rows they indexed.
+fn time_slices(store: &Store) -> session_search::Result<(Vec<f64>, i64)> {
     let mut slice_ms = Vec::with_capacity(SLICES);
     let mut rows = 0;
-    let mut during: Vec<Vec<f64>> = vec![Vec::new(); words.len()];
     for _ in 0..SLICES {
         let (progress, ms) = timed_ms(|| store.reconcile(SLICE_ROWS))?;
         slice_ms.push(ms);
         rows += progress.indexed;
-        for (latencies, word) in during.iter_mut().zip(words.iter()) {
-            latencies.push(time_search(database, &word.word)?);
-        }
         if progress.done {
             break;
         }
     }
-    for (word, latencies) in words.iter_mut().zip(during) {
-        word.during_ms = sorted(latencies);
-    }
     Ok((slice_ms, rows))
 }
 
-/// Milliseconds of one [`SEARCH_SQL`] for `word`.
-fn time_search(database: &Database, word: &str) -> rusqlite::Result<f64> {
-    let query = fts5_string(word);
-    let (_, ms) = timed_ms(|| search(database.connection(), SEARCH_SQL, &query))?;
-    Ok(ms)
+/// Opens the store at `path` as a host does (its searches start the
+/// background drain) and times every word until [`DURING_PASSES`] passes
+/// ran or nothing is pending; returns the rows the drain indexed meanwhile
+/// with the seconds it took, and the searches with how many said
+/// `indexing: true`.
+fn search_during_drain(
+    path: &Path,
+    words: &mut [WordRun],
+) -> Result<((i64, f64), (usize, usize)), Box<dyn Error>> {
+    let store = Store::open(path)?;
+    let started = Instant::now();
+    let pending_at_start = store.status()?.pending;
+    let mut during: Vec<Vec<f64>> = vec![Vec::new(); words.len()];
+    let mut indexing = 0;
+    for _ in 0..DURING_PASSES {
+        let before_pass = indexing;
+        for (latencies, word) in during.iter_mut().zip(words.iter()) {
+            let (said_indexing, ms) = time_search(store.connection(), &word.word)?;
+            latencies.push(ms);
+            indexing += usize::from(said_indexing);
+        }
+        if indexing == before_pass {
+            break;
+        }
+    }
+    let searches = during.iter().map(Vec::len).sum();
+    for (word, latencies) in words.iter_mut().zip(during) {
+        word.during_ms = sorted(latencies);
+    }
+    let drained = pending_at_start - store.status()?.pending;
+    Ok((
+        (drained, started.elapsed().as_secs_f64()),
+        (searches, indexing),
+    ))
+}
+
+/// The options of every timed search: the first session asks, at `all`.
+fn search_options() -> String {
+    serde_json::json!({ "caller": transcript::session_key(0), "visibility": "all" }).to_string()
+}
+
+/// One [`SEARCH_SQL`] for `word`: whether it said `indexing: true`, and its
+/// milliseconds.
+fn time_search(conn: &rusqlite::Connection, word: &str) -> rusqlite::Result<(bool, f64)> {
+    let options = search_options();
+    let (response, ms) = timed_ms(|| {
+        conn.prepare_cached(SEARCH_SQL)?
+            .query_row((word, &options), |row| row.get::<_, String>(0))
+    })?;
+    Ok((response.contains("\"indexing\":true"), ms))
 }
 
 /// Messages matching `word` ([`COUNT_SQL`]).

@@ -6,7 +6,7 @@ use super::append::{self, Append, Run, VariantRuns};
 use super::databases::{Variant, INSERT_SQL, TRANSACTION_ROWS};
 use super::rebuild::{self, Rebuild};
 use super::rewind::{self, Rewind};
-use crate::report::{Alternative, Target, MB};
+use crate::report::{Target, MB};
 use crate::stats::{median, percentile, sorted};
 use session_search::IndexingMode;
 
@@ -30,7 +30,7 @@ pub fn header(scale: f64) {
         "\
 Every database is a new file in a temp dir with journal_mode=WAL and synchronous=NORMAL.
 Messages are the english corpus' text; roles 40% user, 40% assistant, 20% tool
-(session-search stores tool text without indexing it; the openclaw-style trigger indexes it).
+(session-search stores tool text without indexing it; so does the openclaw-style trigger).
   append     wall clock of appending every message, round-robin over the sessions, with
              one prepared `{INSERT_SQL}`,
              once with each message its own (autocommit) transaction, as an agent writes turn by
@@ -43,7 +43,8 @@ Messages are the english corpus' text; roles 40% user, 40% assistant, 20% tool
                                index filled with every message can cost
                openclaw-style  the plain tables plus fts5(content, content='messages',
                                content_rowid='id', tokenize='unicode61 remove_diacritics 2')
-                               filled by an AFTER INSERT trigger on messages
+                               filled by an AFTER INSERT trigger on messages for
+                               user and assistant rows, the rows session-search indexes
                session-search  Store::open_with (sessions_init, triggers) without the
                                background reconciliation thread; immediate indexing, or
                                deferred (sessions_set_indexing) then reconcile({}) until
@@ -51,10 +52,12 @@ Messages are the english corpus' text; roles 40% user, 40% assistant, 20% tool
   rewind     `{}` moving the leaf {} messages back,
              then back to the old leaf (\"switch back\"), next to one append, each statement in
              its own transaction, in linear sessions of one store; median of {} rounds
-  rebuild    load (deferred, then reconcile({}) until done), then `{}`
-             on the full index ({} timed passes over the words after a warm-up pass); then
-             tokenizer_version is set to 0 and reconcile(1) starts the rebuild; then up to {}
-             slices of reconcile({}), each followed by one query per word
+  rebuild    load (deferred, then reconcile({}) until done), then `{}` with
+             {{\"caller\": the first session, \"visibility\": \"all\"}} on the full index
+             ({} timed passes over the words after a warm-up pass); then tokenizer_version
+             is set to 0 and reconcile(1) starts the rebuild; {} slices of reconcile({}) are
+             timed; then Store::open on the same file (as a host opens it: its searches start
+             the background drain) and up to {} passes over the words while the drain rebuilds
   peak RSS   VmHWM of the child process that ran the benchmark (append: each run has its
              own, the largest is shown); messages are generated before each transaction,
              untimed, and not kept",
@@ -68,6 +71,7 @@ Messages are the english corpus' text; roles 40% user, 40% assistant, 20% tool
         rebuild::BEFORE_PASSES,
         rebuild::SLICES,
         rebuild::SLICE_ROWS,
+        rebuild::DURING_PASSES,
     );
 }
 
@@ -204,6 +208,13 @@ pub fn rebuild(rebuild: &Rebuild) {
         rate,
         rebuild.backlog as f64 / rate,
     );
+    let (drained, seconds) = rebuild.drained;
+    let (searches, indexing) = rebuild.during_searches;
+    println!(
+        "drain: {drained} rows in {seconds:.1} s of searches ({:.0} rows/s); \
+         {indexing} of {searches} searches said indexing: true",
+        drained as f64 / seconds.max(1e-9),
+    );
     println!(
         "\n{:<10}{:>15}{:>12}{:>9}{:>12}{:>9}{:>9}{:>15}",
         "query",
@@ -303,19 +314,12 @@ pub fn targets(appends: &[Append], rewind: &Rewind, rebuild: &Rebuild) -> Vec<Ta
             1.5,
             "x",
         ),
-        Target {
-            or_else: Some(Alternative {
-                measured: during,
-                limit: 10.0,
-                unit: " ms",
-            }),
-            ..Target::new(
-                "search median latency, during rebuild / before".to_owned(),
-                during / before,
-                1.5,
-                "x",
-            )
-        },
+        Target::new(
+            "sessions_search median latency, background rebuild / idle".to_owned(),
+            during / before,
+            1.5,
+            "x",
+        ),
     ]);
     targets
 }
