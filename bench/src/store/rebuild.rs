@@ -69,6 +69,19 @@ pub struct WordRun {
     pub during_ms: Vec<f64>,
 }
 
+/// What happened while the background drain rebuilt.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct Drain {
+    /// Messages it indexed while the searches ran.
+    pub rows: i64,
+    /// Seconds the searches ran.
+    pub seconds: f64,
+    /// Searches timed.
+    pub searches: usize,
+    /// Searches that said `indexing: true`.
+    pub indexing: usize,
+}
+
 /// Everything the rebuild benchmark measured.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Rebuild {
@@ -91,11 +104,8 @@ pub struct Rebuild {
     pub slice_ms: Vec<f64>,
     /// Messages the measured slices indexed.
     pub slice_rows: i64,
-    /// Messages the background drain indexed while the searches ran, and
-    /// in how many seconds.
-    pub drained: (i64, f64),
-    /// Searches during the drain, and how many said `indexing: true`.
-    pub during_searches: (usize, usize),
+    /// The searches while the background drain rebuilt.
+    pub drain: Drain,
     /// One entry per word of [`WORDS`].
     pub words: Vec<WordRun>,
     /// Peak RSS of the benchmark's process, in KiB.
@@ -135,7 +145,7 @@ pub fn run(scale: f64, work: &Path) -> Result<Rebuild, Box<dyn Error>> {
     )?;
     let (start, start_ms) = timed_ms(|| store.reconcile(1))?;
     let (slice_ms, slice_rows) = time_slices(store)?;
-    let (drained, during_searches) = search_during_drain(&path, &mut words)?;
+    let drain = search_during_drain(&path, &mut words)?;
     for word in &mut words {
         word.matches_after = count(&database, &word.word)?;
     }
@@ -152,8 +162,7 @@ pub fn run(scale: f64, work: &Path) -> Result<Rebuild, Box<dyn Error>> {
         backlog: start.pending + start.indexed,
         slice_ms,
         slice_rows,
-        drained,
-        during_searches,
+        drain,
         words,
         peak_rss_kib,
     })
@@ -214,13 +223,8 @@ fn time_slices(store: &Store) -> session_search::Result<(Vec<f64>, i64)> {
 
 /// Opens the store at `path` as a host does (its searches start the
 /// background drain) and times every word until [`DURING_PASSES`] passes
-/// ran or nothing is pending; returns the rows the drain indexed meanwhile
-/// with the seconds it took, and the searches with how many said
-/// `indexing: true`.
-fn search_during_drain(
-    path: &Path,
-    words: &mut [WordRun],
-) -> Result<((i64, f64), (usize, usize)), Box<dyn Error>> {
+/// ran or nothing is pending.
+fn search_during_drain(path: &Path, words: &mut [WordRun]) -> Result<Drain, Box<dyn Error>> {
     let store = Store::open(path)?;
     let started = Instant::now();
     let pending_at_start = store.status()?.pending;

@@ -208,12 +208,14 @@ pub fn rebuild(rebuild: &Rebuild) {
         rate,
         rebuild.backlog as f64 / rate,
     );
-    let (drained, seconds) = rebuild.drained;
-    let (searches, indexing) = rebuild.during_searches;
+    let drain = rebuild.drain;
     println!(
-        "drain: {drained} rows in {seconds:.1} s of searches ({:.0} rows/s); \
-         {indexing} of {searches} searches said indexing: true",
-        drained as f64 / seconds.max(1e-9),
+        "drain: {} rows in {:.1} s of searches ({:.0} rows/s); {} of {} searches said indexing: true",
+        drain.rows,
+        drain.seconds,
+        drain.rows as f64 / drain.seconds.max(1e-9),
+        drain.indexing,
+        drain.searches,
     );
     println!(
         "\n{:<10}{:>15}{:>12}{:>9}{:>12}{:>9}{:>9}{:>15}",
