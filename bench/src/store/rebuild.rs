@@ -245,11 +245,12 @@ fn search_during_drain(path: &Path, words: &mut [WordRun]) -> Result<Drain, Box<
     for (word, latencies) in words.iter_mut().zip(during) {
         word.during_ms = sorted(latencies);
     }
-    let drained = pending_at_start - store.status()?.pending;
-    Ok((
-        (drained, started.elapsed().as_secs_f64()),
-        (searches, indexing),
-    ))
+    Ok(Drain {
+        rows: pending_at_start - store.status()?.pending,
+        seconds: started.elapsed().as_secs_f64(),
+        searches,
+        indexing,
+    })
 }
 
 /// The options of every timed search: the first session asks, at `all`.
