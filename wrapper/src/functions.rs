@@ -70,7 +70,7 @@ impl Connection for Rusqlite<'_> {
     }
 
     fn query(&self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, SqlError> {
-        let mut stmt = self.conn.prepare(sql).map_err(sql_error)?;
+        let mut stmt = self.conn.prepare_cached(sql).map_err(sql_error)?;
         let columns = stmt.column_count();
         let params: Vec<SqlValue> = params.iter().map(to_sql).collect();
         let mut rows = stmt

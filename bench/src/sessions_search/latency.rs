@@ -48,6 +48,8 @@ pub struct SearchRun {
     pub matches: Vec<Vec<u64>>,
     /// One entry per set and visibility.
     pub timed: Vec<Timed>,
+    /// Every set at every visibility and order against the FTS5 floor.
+    pub floors: Vec<super::floors::Floor>,
     /// `EXPLAIN QUERY PLAN` of the engine's search statement.
     pub plan: Vec<String>,
     /// Peak RSS of the child, in KiB.
@@ -133,10 +135,12 @@ pub fn sessions_search(work: &Path) -> Result<SearchRun, Box<dyn Error>> {
         })
         .collect::<Result<_, _>>()?;
     let plan = query_plan(conn, SEARCH_SQL)?;
+    let floors = super::floors::measure(conn, &sets)?;
     Ok(SearchRun {
         sets,
         matches,
         timed,
+        floors,
         plan,
         peak_rss_kib: memory::peak_rss_kib()?,
     })

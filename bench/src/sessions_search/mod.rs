@@ -10,6 +10,7 @@
 //! as one JSON line, with its own peak memory.
 
 mod build;
+mod floors;
 mod latency;
 mod queries;
 mod report;
@@ -57,7 +58,10 @@ pub fn run(scale: f64, work: &Path) -> Result<Vec<Target>, Box<dyn Error>> {
         let search = in_child(scale, work, "search")?;
         let anchors = in_child(scale, work, "anchors")?;
         report::latency(&search, &anchors);
-        Ok(report::targets(&search, &anchors))
+        floors::print(&search.floors);
+        let mut targets = report::targets(&search, &anchors);
+        targets.extend(floors::targets(&search.floors));
+        Ok(targets)
     })();
     databases::remove(&db_path(work))?;
     result

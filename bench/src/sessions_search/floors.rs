@@ -1,0 +1,260 @@
+//! Every visibility and order against the FTS5 floor: `sessions_search`
+//! timed next to the same FTS5 expression (the engine's query with its
+//! scope word) on the engine's own index doing the same work, and the share
+//! of exhaustive BM25's top 10 that the search returns.
+//!
+//! The floor of `relevance` is exhaustive BM25: `ORDER BY bm25(…, 1.0, 0.0)
+//! LIMIT 10` (every match ranked, the scope column weighted 0, as the
+//! engine's ranking leaves it out). The floor of `recent` is the first 10
+//! rowids, which are the 10 newest messages.
+
+use super::build::caller;
+use super::queries::{QuerySet, SetKind};
+use super::timed_ms;
+use crate::report::Target;
+use crate::stats::{median, percentile, sorted};
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+use session_search_engine::query::Query as EngineQuery;
+use std::error::Error;
+
+/// The visibilities measured.
+pub const VISIBILITIES: [&str; 3] = ["tree", "agent", "all"];
+
+/// The orders measured.
+pub const ORDERS: [&str; 2] = ["relevance", "recent"];
+
+/// The floor of `relevance`: exhaustive BM25 over the text column.
+const RANKED_SQL: &str = "SELECT ~rowid, bm25(session_search_fts, 1.0, 0.0) FROM session_search_fts
+WHERE session_search_fts MATCH ?1 ORDER BY bm25(session_search_fts, 1.0, 0.0) LIMIT 10";
+
+/// The floor of `recent`: the newest 10 matches.
+const NEWEST_SQL: &str = "SELECT ~rowid, 0.0 FROM session_search_fts
+WHERE session_search_fts MATCH ?1 LIMIT 10";
+
+/// Exhaustive BM25 of given messages (a JSON array of ids), untimed.
+const BM25_OF_SQL: &str = "SELECT bm25(session_search_fts, 1.0, 0.0) FROM session_search_fts
+WHERE session_search_fts MATCH ?1 AND rowid IN (SELECT ~value FROM json_each(?2))";
+
+/// Overlap with exhaustive BM25 that passes.
+const OVERLAP_TARGET: f64 = 0.95;
+/// Latency limits (ms) and the largest ratio to the floor.
+const P50_LIMIT_MS: f64 = 10.0;
+const P99_LIMIT_MS: f64 = 50.0;
+const FLOOR_RATIO: f64 = 3.0;
+
+/// One set at one visibility and order.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Floor {
+    /// Which set.
+    pub kind: SetKind,
+    /// `tree`, `agent` or `all`.
+    pub visibility: String,
+    /// `relevance` or `recent`.
+    pub order: String,
+    /// Milliseconds of `sessions_search`, per query.
+    pub ms: Vec<f64>,
+    /// Milliseconds of the floor, per query.
+    pub floor_ms: Vec<f64>,
+    /// Per query with a match (`relevance` only): the share of exhaustive
+    /// BM25's top 10 (ties at the 10th score count as in it) that the
+    /// search returned.
+    pub overlap: Vec<f64>,
+}
+
+/// Times every set at every visibility and order (the search child's side).
+///
+/// # Errors
+///
+/// Any SQLite or session-search error.
+pub fn measure(conn: &Connection, sets: &[QuerySet]) -> Result<Vec<Floor>, Box<dyn Error>> {
+    let (tree_word, agent_word): (String, String) = conn.query_row(
+        "SELECT 't' || lower(hex(session_key)), 'a' || lower(hex(agent_id)) FROM sessions WHERE session_key = ?1",
+        [caller()],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )?;
+    let mut floors = Vec::new();
+    for set in sets {
+        for visibility in VISIBILITIES {
+            let scope = match visibility {
+                "tree" => Some(tree_word.as_str()),
+                "agent" => Some(agent_word.as_str()),
+                _ => None,
+            };
+            for order in ORDERS {
+                let options = serde_json::json!({
+                    "caller": caller(), "visibility": visibility, "order": order,
+                })
+                .to_string();
+                let floor_sql = if order == "recent" {
+                    NEWEST_SQL
+                } else {
+                    RANKED_SQL
+                };
+                let mut floor = Floor {
+                    kind: set.kind,
+                    visibility: visibility.to_owned(),
+                    order: order.to_owned(),
+                    ms: Vec::new(),
+                    floor_ms: Vec::new(),
+                    overlap: Vec::new(),
+                };
+                for query in &set.queries {
+                    let expression = EngineQuery::parse(&query.text)?.fts5_expression(scope);
+                    search(conn, &query.text, &options)?;
+                    top(conn, floor_sql, &expression)?;
+                    let (hits, ms) = timed_ms(|| search(conn, &query.text, &options))?;
+                    let (best, floor_ms) = timed_ms(|| top(conn, floor_sql, &expression))?;
+                    floor.ms.push(ms);
+                    floor.floor_ms.push(floor_ms);
+                    if order == "relevance" && !best.is_empty() {
+                        floor
+                            .overlap
+                            .push(overlap(conn, &expression, &hits, &best)?);
+                    }
+                }
+                floors.push(floor);
+            }
+        }
+    }
+    Ok(floors)
+}
+
+/// The ids `sessions_search` returned.
+fn search(conn: &Connection, query: &str, options: &str) -> Result<Vec<i64>, Box<dyn Error>> {
+    let json: String = conn
+        .prepare_cached(super::latency::SESSIONS_SEARCH_SQL)?
+        .query_row((query, options), |row| row.get(0))?;
+    let response: serde_json::Value = serde_json::from_str(&json)?;
+    Ok(response["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|hit| hit["id"].as_i64())
+        .collect())
+}
+
+/// The rows of a floor query: ids and BM25, best first.
+fn top(conn: &Connection, sql: &str, expression: &str) -> rusqlite::Result<Vec<(i64, f64)>> {
+    conn.prepare_cached(sql)?
+        .query_map([expression], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect()
+}
+
+/// The share of `best` (exhaustive BM25's top rows) that `hits` covers:
+/// hits whose exhaustive BM25 is at least as good as the last of `best`.
+fn overlap(
+    conn: &Connection,
+    expression: &str,
+    hits: &[i64],
+    best: &[(i64, f64)],
+) -> rusqlite::Result<f64> {
+    let threshold = best.last().map_or(f64::INFINITY, |&(_, score)| score);
+    let ids = serde_json::to_string(hits).unwrap_or_default();
+    let scores: Vec<f64> = conn
+        .prepare_cached(BM25_OF_SQL)?
+        .query_map((expression, ids), |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let tolerance = 1e-9 * threshold.abs().max(1.0);
+    let covered = scores
+        .iter()
+        .filter(|&&s| s <= threshold + tolerance)
+        .count();
+    Ok(covered.min(best.len()) as f64 / best.len() as f64)
+}
+
+/// The floors of `kind` (every set for `None`) at `visibility` and `order`.
+fn pick<'f>(
+    floors: &'f [Floor],
+    kind: Option<SetKind>,
+    visibility: &'f str,
+    order: &'f str,
+) -> impl Iterator<Item = &'f Floor> + 'f {
+    floors.iter().filter(move |f| {
+        kind.is_none_or(|k| f.kind == k) && f.visibility == visibility && f.order == order
+    })
+}
+
+/// Sorted values of `field` of the picked floors.
+fn pooled<'f>(floors: impl Iterator<Item = &'f Floor>, field: fn(&Floor) -> &Vec<f64>) -> Vec<f64> {
+    sorted(floors.flat_map(|f| field(f).iter().copied()).collect())
+}
+
+fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len().max(1) as f64
+}
+
+/// Prints the table of every set, visibility and order.
+pub fn print(floors: &[Floor]) {
+    println!("\n== every visibility and order against the FTS5 floor ==");
+    println!(
+        "{:<12}{:<7}{:<11}{:>9}{:>9}{:>11}{:>9}{:>10}",
+        "set", "vis", "order", "p50 ms", "p99 ms", "floor p50", "/floor", "overlap"
+    );
+    for kind in SetKind::ALL.into_iter().map(Some).chain([None]) {
+        for visibility in VISIBILITIES {
+            for order in ORDERS {
+                let ms = pooled(pick(floors, kind, visibility, order), |f| &f.ms);
+                let floor = pooled(pick(floors, kind, visibility, order), |f| &f.floor_ms);
+                let overlap = pooled(pick(floors, kind, visibility, order), |f| &f.overlap);
+                println!(
+                    "{:<12}{:<7}{:<11}{:>9.3}{:>9.3}{:>11.3}{:>8.2}x{:>10}",
+                    kind.map_or("all sets", SetKind::label),
+                    visibility,
+                    order,
+                    median(&ms),
+                    percentile(&ms, 0.99),
+                    median(&floor),
+                    median(&ms) / median(&floor).max(1e-9),
+                    if overlap.is_empty() {
+                        "-".to_owned()
+                    } else {
+                        format!("{:.3}", mean(&overlap))
+                    },
+                );
+            }
+        }
+    }
+}
+
+/// Latency, floor and overlap targets per visibility and order, every set
+/// pooled; overlap for the one-word set (common words).
+pub fn targets(floors: &[Floor]) -> Vec<Target> {
+    let mut targets = Vec::new();
+    for visibility in VISIBILITIES {
+        for order in ORDERS {
+            let ms = pooled(pick(floors, None, visibility, order), |f| &f.ms);
+            let floor = pooled(pick(floors, None, visibility, order), |f| &f.floor_ms);
+            let what = format!("{visibility}, {order}, every set");
+            targets.push(Target::new(
+                format!("sessions_search p50, {what}"),
+                median(&ms),
+                P50_LIMIT_MS,
+                " ms",
+            ));
+            targets.push(Target::new(
+                format!("sessions_search p99, {what}"),
+                percentile(&ms, 0.99),
+                P99_LIMIT_MS,
+                " ms",
+            ));
+            targets.push(Target::new(
+                format!("sessions_search p50 / FTS5 floor, {what}"),
+                median(&ms) / median(&floor).max(1e-9),
+                FLOOR_RATIO,
+                "x",
+            ));
+        }
+        let overlap = pooled(
+            pick(floors, Some(SetKind::Word), visibility, "relevance"),
+            |f| &f.overlap,
+        );
+        targets.push(Target::at_least(
+            format!("top-10 overlap with exhaustive BM25, 1 word, {visibility}"),
+            mean(&overlap),
+            OVERLAP_TARGET,
+            "",
+        ));
+    }
+    targets
+}
