@@ -8,13 +8,15 @@
 -- visibility and the filters are ranked or sorted by time (-1: all), which
 -- bounds the work of a query that matches much of the history.
 -- The window is read newest first (ascending FTS5 rowid, ~ the message
--- id) and stops after ?10 rows; sorting reads only ids and ranks, and the
+-- id) and stops after ?10 rows; each row also says how many rows the window
+-- read and the oldest id among them (for `recent`, see search.rs); sorting reads only ids and ranks, and the
 -- text is read for the page. sessions_rank's second argument is the largest
 -- rowid in the index, the oldest message.
 SELECT m.session_key, m.id, m.message_id, m.role, m.created_at, hit.rank,
-       sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction'))
+       sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')),
+       hit.window_rows, hit.window_oldest
 FROM (
-  SELECT id, rank, created_at
+  SELECT id, rank, created_at, count(*) OVER () AS window_rows, min(id) OVER () AS window_oldest
   FROM (
     SELECT m.id AS id, sessions_rank(session_search_fts, (SELECT ~min(id) FROM messages)) AS rank, m.created_at AS created_at
     FROM session_search_fts f

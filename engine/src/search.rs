@@ -240,16 +240,7 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
     };
     let rows = match options.order {
         Order::Relevance => run(rank_window)?,
-        // The newest limit + 1 matches in index order, unless a message
-        // older by id is newer by time: then every match.
-        Order::Recent => {
-            let rows = run(limit + 1)?;
-            if rows.len() as i64 <= limit || newest_by_time(db, &rows)? {
-                rows
-            } else {
-                run(-1)?
-            }
-        }
+        Order::Recent => newest(db, limit, run)?,
     };
     let more = rows.len() as i64 > limit;
     let hits = rows
@@ -269,11 +260,40 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
 /// Messages `recent_complete.sql` looks at before it gives up.
 const RECENT_CHECK_ROWS: i64 = 4096;
 
-/// Whether `rows` of `search.sql`, the first matches in index order, are
-/// also the newest by time (`sql/recent_complete.sql`).
-fn newest_by_time(db: &dyn Connection, rows: &[Vec<Value>]) -> Result<bool> {
-    let oldest = |column: usize| rows.iter().filter_map(|row| row[column].as_i64()).min();
-    let (Some(id), Some(time)) = (oldest(1), oldest(4)) else {
+/// The windows `order: recent` reads in turn, after the first of
+/// `limit + 1` matches: each is read only when the one before could not
+/// show that it held the newest by time; then every match.
+const RECENT_WINDOWS: [i64; 3] = [128, 2048, 32768];
+
+/// The rows of `search.sql` for `order: recent`: the newest `limit + 1` by
+/// `created_at` among the fewest matches read in index order (newest id
+/// first) that provably hold them. A window holds them when it read every
+/// match, or when no message older by id than the window's oldest is newer
+/// by time than the oldest row returned (`sql/recent_complete.sql`). Rows
+/// written in time order need the first window only; locally shuffled ones
+/// a wider one; only history imported out of order, newer by time than most
+/// of what was written after it, reads every match.
+fn newest(
+    db: &dyn Connection,
+    limit: i64,
+    run: impl Fn(i64) -> std::result::Result<Vec<Vec<Value>>, crate::db::SqlError>,
+) -> Result<Vec<Vec<Value>>> {
+    for window in std::iter::once(limit + 1).chain(RECENT_WINDOWS) {
+        let rows = run(window)?;
+        let read = rows.first().and_then(|row| row[7].as_i64()).unwrap_or(0);
+        if read < window || holds_the_newest(db, &rows)? {
+            return Ok(rows);
+        }
+    }
+    Ok(run(-1)?)
+}
+
+/// Whether no message older by id than the window of `rows` is newer by
+/// time than the oldest of `rows`.
+fn holds_the_newest(db: &dyn Connection, rows: &[Vec<Value>]) -> Result<bool> {
+    let oldest_time = rows.iter().filter_map(|row| row[4].as_i64()).min();
+    let window_oldest = rows.first().and_then(|row| row[8].as_i64());
+    let (Some(time), Some(id)) = (oldest_time, window_oldest) else {
         return Ok(false);
     };
     let complete = db.query_value(

@@ -643,6 +643,28 @@ class SearchTest(StoreTestCase):
         rows = c.execute("SELECT id, created_at, role, session_key FROM messages").fetchall()
         self.assertEqual(newest("entry", limit=25), expected("entry", 25))
 
+    def test_recent_with_locally_shuffled_times(self):
+        # Messages written by several writers at once: by id, times are
+        # shuffled within each block of 50.
+        c = store()
+        session(c, "s")
+        rng = __import__("random").Random(3)
+        times = []
+        for block in range(60):
+            chunk = list(range(block * 50, block * 50 + 50))
+            rng.shuffle(chunk)
+            times += chunk
+        c.execute("BEGIN")
+        for i, t in enumerate(times):
+            say(c, "s", "user", f"shuffled {'even' if i % 2 else 'odd'}", t)
+        c.execute("COMMIT")
+        rows = c.execute("SELECT id, created_at, content FROM messages").fetchall()
+        for word in ("shuffled", "even"):
+            for limit in (1, 10, 25):
+                expected = [i for t, i in sorted(((t, i) for i, t, text in rows if word in text), reverse=True)][:limit]
+                got = [hit["id"] for hit in search(c, word, "s", order="recent", limit=limit)["results"]]
+                self.assertEqual(got, expected, (word, limit))
+
     def test_order_and_scores(self):
         c = self.conn
         relevance = search(c, "deploy", "agent:main:cli:1", visibility="all")["results"]
