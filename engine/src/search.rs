@@ -265,14 +265,25 @@ const RECENT_CHECK_ROWS: i64 = 4096;
 /// show that it held the newest by time; then every match.
 const RECENT_WINDOWS: [i64; 3] = [128, 2048, 32768];
 
+/// What `sql/recent_complete.sql` says of a window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Window {
+    /// It holds the newest by time.
+    HoldsTheNewest,
+    /// A message older by id is newer by time: a wider window may hold them.
+    Shuffled,
+    /// Too many messages are newer than its oldest row to tell.
+    Unknown,
+}
+
 /// The rows of `search.sql` for `order: recent`: the newest `limit + 1` by
 /// `created_at` among the fewest matches read in index order (newest id
 /// first) that provably hold them. A window holds them when it read every
 /// match, or when no message older by id than the window's oldest is newer
 /// by time than the oldest row returned (`sql/recent_complete.sql`). Rows
-/// written in time order need the first window only; locally shuffled ones
-/// a wider one; only history imported out of order, newer by time than most
-/// of what was written after it, reads every match.
+/// written in time order need the first window only, locally shuffled ones
+/// a wider one; sparse matches, and history imported out of order, read
+/// every match.
 fn newest(
     db: &dyn Connection,
     limit: i64,
@@ -281,26 +292,34 @@ fn newest(
     for window in std::iter::once(limit + 1).chain(RECENT_WINDOWS) {
         let rows = run(window)?;
         let read = rows.first().and_then(|row| row[7].as_i64()).unwrap_or(0);
-        if read < window || holds_the_newest(db, &rows)? {
+        if read < window {
             return Ok(rows);
+        }
+        match check_window(db, &rows)? {
+            Window::HoldsTheNewest => return Ok(rows),
+            Window::Shuffled => {}
+            Window::Unknown => break,
         }
     }
     Ok(run(-1)?)
 }
 
-/// Whether no message older by id than the window of `rows` is newer by
-/// time than the oldest of `rows`.
-fn holds_the_newest(db: &dyn Connection, rows: &[Vec<Value>]) -> Result<bool> {
+/// Whether the window of `rows` holds the newest by time.
+fn check_window(db: &dyn Connection, rows: &[Vec<Value>]) -> Result<Window> {
     let oldest_time = rows.iter().filter_map(|row| row[4].as_i64()).min();
     let window_oldest = rows.first().and_then(|row| row[8].as_i64());
     let (Some(time), Some(id)) = (oldest_time, window_oldest) else {
-        return Ok(false);
+        return Ok(Window::Unknown);
     };
-    let complete = db.query_value(
+    let answer = db.query_value(
         RECENT_COMPLETE_SQL,
         &[time.into(), id.into(), RECENT_CHECK_ROWS.into()],
     )?;
-    Ok(complete.as_i64() == Some(1))
+    Ok(match answer.as_i64() {
+        Some(0) => Window::HoldsTheNewest,
+        Some(1) => Window::Shuffled,
+        _ => Window::Unknown,
+    })
 }
 
 /// A hit from a row of `search.sql` (whose text is redacted already).
