@@ -5,11 +5,13 @@
 //! - `tokenizer`: FTS5 builds and queries of three generated corpora with
 //!   `unicode61`, `trigram` and the `sessions` tokenizer ([`tokenizers`]);
 //! - `store`: the transcript store's write path, rewinds, reconciliation and
-//!   search during a rebuild, against plain tables and an OpenClaw-style
-//!   FTS5 trigger ([`store`]);
+//!   `sessions_search` during a background rebuild, against plain tables
+//!   and an OpenClaw-style FTS5 trigger ([`store`]);
 //! - `search`: `sessions_search` latency on a million messages in spawn
 //!   trees, for `tree` and `agent` visibility, against a `LIKE` scan and an
-//!   OpenClaw-style query on the same database ([`sessions_search`]);
+//!   OpenClaw-style query on the same database, and for `tree`, `agent` and
+//!   `all` in both orders against the FTS5 floor and exhaustive BM25
+//!   ([`sessions_search`]);
 //! - `redaction`: redaction throughput, a 10 MB message indexed, and
 //!   searches that only secrets would match ([`redaction`]).
 //!

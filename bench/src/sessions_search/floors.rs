@@ -188,6 +188,17 @@ fn mean(values: &[f64]) -> f64 {
 pub fn print(floors: &[Floor]) {
     println!("\n== every visibility and order against the FTS5 floor ==");
     println!(
+        "\
+Each query of every set, at each visibility and order, after a warm-up call: sessions_search
+(limit 10) and its floor, the same FTS5 expression (the engine's, with the caller's scope word)
+on the engine's own index doing the same work: relevance `{}`,
+recent `{}`.
+overlap: the share of the floor's top 10 (exhaustive BM25; ties at the 10th score count as in
+it) that sessions_search returned, mean over the queries with a match.",
+        RANKED_SQL.replace('\n', " "),
+        NEWEST_SQL.replace('\n', " "),
+    );
+    println!(
         "{:<12}{:<7}{:<11}{:>9}{:>9}{:>11}{:>9}{:>10}",
         "set", "vis", "order", "p50 ms", "p99 ms", "floor p50", "/floor", "overlap"
     );

@@ -5,6 +5,10 @@
 //! `unicode61`, the visible session keys enumerated in the host and passed
 //! back as a list).
 //!
+//! The search child also runs every set at `tree`, `agent` and `all`, in
+//! both orders, against the FTS5 floor on the engine's own index and
+//! exhaustive BM25's top 10 ([`floors`]).
+//!
 //! One child process builds the database ([`build`]), one times
 //! `sessions_search`, one the anchors ([`latency`]); each prints its figures
 //! as one JSON line, with its own peak memory.
