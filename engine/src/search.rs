@@ -258,7 +258,7 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
 }
 
 /// Messages `recent_complete.sql` looks at before it gives up.
-const RECENT_CHECK_ROWS: i64 = 4096;
+const RECENT_CHECK_ROWS: i64 = 32_768;
 
 /// The windows `order: recent` reads in turn, after the first of
 /// `limit + 1` matches: each is read only when the one before could not
