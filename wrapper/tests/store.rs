@@ -552,3 +552,44 @@ fn background_worker_idles_while_deferred_then_drains_the_backlog() {
     }
     assert_eq!(hits(store.connection(), "queued").len(), 300);
 }
+
+#[test]
+fn opening_a_database_with_a_backlog_drains_it_in_the_background() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("backlog.db");
+    let manual = StoreOptions {
+        background_reconcile: false,
+    };
+    {
+        let store = Store::open_with(&path, &manual).unwrap();
+        create(&store, KEY, None);
+        store.set_indexing(IndexingMode::Deferred).unwrap();
+        for i in 0..2000 {
+            say(&store, None, Role::User, &format!("left over {i}"));
+        }
+        store
+            .connection()
+            .execute_batch(
+                "UPDATE session_search_meta SET value = 'immediate' WHERE key = 'indexing'",
+            )
+            .unwrap();
+        assert_eq!(store.status().unwrap().pending, 2000);
+    }
+    // Without background reconciliation nothing happens on its own.
+    let store = Store::open_with(&path, &manual).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(store.status().unwrap().pending, 2000);
+    drop(store);
+
+    let store = Store::open(&path).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while store.status().unwrap().pending > 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the drain never emptied the backlog"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(hits(store.connection(), "left").len(), 2000);
+    assert_consistent(&store);
+}
