@@ -138,12 +138,12 @@ pub trait Connection {
             .unwrap_or(Value::Null))
     }
 
-    /// Asks that this database's reconciliation backlog be indexed on
-    /// another connection, in the background ([`crate::drain`]), and says
-    /// whether that will happen. A search then leaves the work to it instead
-    /// of doing a slice itself. By default nothing is started: a database
-    /// only this connection can reach (in memory), or a binding without
-    /// threads.
+    /// Starts a [`crate::drain`] of this database's reconciliation backlog
+    /// on another connection (called through [`crate::drain::request`], in
+    /// WAL mode only), and says whether one runs. A search then leaves the
+    /// work to it instead of doing a slice itself. By default nothing is
+    /// started: a database only this connection can reach (in memory), or a
+    /// binding without threads.
     fn reconcile_elsewhere(&self) -> bool {
         false
     }

@@ -1,8 +1,7 @@
 //! Background reconciliation: at most one thread per database file and
 //! process indexes the backlog on a connection of its own until none is
 //! left, so a host without a worker converges while its searches stay as
-//! fast as idle ones (a search only asks for a drain, see
-//! [`crate::db::Connection::reconcile_elsewhere`]).
+//! fast as idle ones (a search only asks for a drain, [`request`]).
 //!
 //! Each slice is a write transaction of [`DRAIN_ROWS`] rows that waits for
 //! the write lock as its connection's busy timeout says. Between slices the
@@ -59,12 +58,14 @@ where
     }
 }
 
-/// Whether this process is draining `database`.
-pub fn running(database: &str) -> bool {
-    RUNNING
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .contains(database)
+/// Asks `db`'s binding for a drain when the database is in WAL mode, where
+/// the drain's writes never block the host's reads; returns whether one
+/// runs.
+pub fn request(db: &dyn Connection) -> bool {
+    let wal = db
+        .query_value("PRAGMA journal_mode", &[])
+        .is_ok_and(|mode| mode.as_str() == Some("wal"));
+    wal && db.reconcile_elsewhere()
 }
 
 /// Reconciles slice after slice until no work is left, indexing is

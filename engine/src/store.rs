@@ -445,7 +445,7 @@ pub fn set_redaction(db: &dyn Connection, patterns: Vec<String>) -> Result<Redac
         Error::Sql(e) if e.is_busy() => locked("sessions_set_redaction", e),
         e => e,
     })?;
-    db.reconcile_elsewhere();
+    crate::drain::request(db);
     Ok(RedactionChange {
         version: REDACTION_VERSION,
         patterns: count,
@@ -509,7 +509,7 @@ pub(crate) fn catch_up(db: &dyn Connection, max_rows: i64) -> Result<Index> {
     if !has_pending(db)? {
         return Ok(Index::Complete);
     }
-    if indexing_mode(db)? == IndexingMode::Deferred || !db.reconcile_elsewhere() {
+    if indexing_mode(db)? == IndexingMode::Deferred || !crate::drain::request(db) {
         match reconcile_slice(db, max_rows, Lock::IfFree) {
             Err(e) if unwritable(&e) => {}
             result => {
@@ -598,7 +598,7 @@ pub fn set_indexing(db: &dyn Connection, mode: IndexingMode) -> Result<IndexingM
     let previous = indexing_mode(db)?;
     set_meta(db, "indexing", mode.name().into())?;
     if mode == IndexingMode::Immediate && has_pending(db)? {
-        db.reconcile_elsewhere();
+        crate::drain::request(db);
     }
     Ok(previous)
 }

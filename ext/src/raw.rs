@@ -331,9 +331,8 @@ impl Connection for OwnedConnection {
 }
 
 impl Connection for RawConnection {
-    /// Starts a drain for a file database in WAL mode, where the drain's
-    /// writes never block this connection's reads, when this SQLite may be
-    /// used from several threads.
+    /// Starts a drain for a file database, when this SQLite may be used
+    /// from several threads.
     fn reconcile_elsewhere(&self) -> bool {
         // SAFETY: xthreadsafe takes no argument.
         if unsafe { sqlite!(xthreadsafe()) } == 0 {
@@ -342,10 +341,8 @@ impl Connection for RawConnection {
         let Some(file) = self.filename() else {
             return false;
         };
-        let wal = self
-            .query_value("PRAGMA journal_mode", &[])
-            .is_ok_and(|mode| mode.as_str() == Some("wal"));
-        wal && drain::start(&file.clone(), move || crate::drain_connection(&file))
+        let name = file.clone();
+        drain::start(&name, move || crate::drain_connection(&file))
     }
 
     fn execute_batch(&self, sql: &str) -> Result<(), SqlError> {

@@ -88,19 +88,16 @@ impl Connection for Rusqlite<'_> {
         Ok(out)
     }
 
-    /// Starts a drain for a file database in WAL mode, where the drain's
-    /// writes never block this connection's reads.
+    /// Starts a drain for a file database, unless this connection's store
+    /// turned background reconciliation off.
     fn reconcile_elsewhere(&self) -> bool {
         let Some(file) = self.conn.path().filter(|p| !p.is_empty()) else {
             return false;
         };
-        let wal = self
-            .query_value("PRAGMA journal_mode", &[])
-            .is_ok_and(|mode| mode.as_str() == Some("wal"));
-        let file = file.to_owned();
+        let name = file.to_owned();
+        let file = name.clone();
         self.drains
-            && wal
-            && drain::start(&file.clone(), move || {
+            && drain::start(&name, move || {
                 let conn = crate::connect(rusqlite::Connection::open(&file).ok()?, false).ok()?;
                 conn.busy_timeout(drain::BUSY_TIMEOUT).ok()?;
                 Some(DrainConnection(conn))

@@ -3,7 +3,6 @@
 use crate::functions::Rusqlite;
 use crate::{Error, Result};
 use rusqlite::{params, Connection, OptionalExtension};
-use session_search_engine::db::Connection as _;
 use session_search_engine::history::{self, HistoryOptions, HistoryResponse};
 use session_search_engine::search::{self, SearchOptions, SearchResponse};
 use session_search_engine::store::{self, IndexingMode, Progress, RedactionChange, Status};
@@ -176,7 +175,7 @@ impl Store {
         conn.pragma_update(None, "journal_mode", "wal")?;
         let engine = Rusqlite::new(&conn, background);
         if store::init(&engine)?.pending > 0 {
-            engine.reconcile_elsewhere();
+            session_search_engine::drain::request(&engine);
         }
         Ok(Store { conn, background })
     }
