@@ -27,15 +27,17 @@ deps:
 	  fi; \
 	fi
 
-$(EXT): deps $(shell find engine ext -name '*.rs' -o -name Cargo.toml) $(wildcard sql/*.sql) Cargo.toml
+# `deps` is order-only: it checks the machine every time but never makes a
+# build out of date, so `make build` does nothing when nothing changed.
+$(EXT): $(shell find engine ext -name '*.rs' -o -name '*.sql' -o -name Cargo.toml) Cargo.toml Cargo.lock | deps
 	$(CARGO) build --release -p session-search-ext
 	mkdir -p dist
 	cp target/release/libsession_search_ext.so $(EXT)
 
 CLI = target/release/session-search
 
-$(CLI): deps $(shell find engine wrapper -name '*.rs' -o -name Cargo.toml) $(wildcard sql/*.sql) Cargo.toml
-	$(CARGO) build --release -p session-search --bin session-search
+$(CLI): $(shell find engine wrapper cli -name '*.rs' -o -name '*.sql' -o -name Cargo.toml) Cargo.toml Cargo.lock | deps
+	$(CARGO) build --release -p session-search-cli
 
 # Part 1: the tokenizer next to unicode61; part 2: the sample transcripts of
 # demo/transcripts imported into demo.db and searched (CLI, then sqlite3 shell).
@@ -43,7 +45,7 @@ demo: build $(CLI)
 	$(SQLITE3) < demo/tokenizer.sql
 	CLI=$(CLI) SQLITE3=$(SQLITE3) bash demo/demo.sh
 
-test: lint test-rust test-sql test-python test-node
+test: lint test-rust test-crates test-sql test-python test-node
 
 lint: deps
 	$(CARGO) fmt --all --check
@@ -52,6 +54,14 @@ lint: deps
 
 test-rust: build
 	$(CARGO) test --release --workspace
+
+# The published crates as crates.io would build them (packaged, then
+# compiled from the package against each other), and the wrapper inside
+# scratch projects that pin their own rusqlite: both ends of its range.
+.PHONY: test-crates
+test-crates: | deps
+	$(CARGO) package --quiet -p session-search-engine -p session-search -p session-search-cli --allow-dirty
+	bash tests/rusqlite/run.sh
 
 test-sql: build
 	bash tests/shell/run.sh $(SQLITE3)

@@ -5,20 +5,21 @@ use crate::content::history_text;
 use crate::db::{Connection, Value};
 use crate::error::{Error, Result};
 use crate::redact::{Redactor, REDACTION_WINDOW};
+use crate::role::Role;
 use crate::scope::{self, Visibility};
 use crate::search::bounded;
 use crate::store;
 use serde::{Deserialize, Serialize};
 
 const VISIBLE_SQL: &str = concat!(
-    include_str!("../../sql/visible.sql"),
-    include_str!("../../sql/history_visible.sql")
+    include_str!("../sql/visible.sql"),
+    include_str!("../sql/history_visible.sql")
 );
 const PATH_SQL: &str = concat!(
-    include_str!("../../sql/visible.sql"),
-    include_str!("../../sql/history_path.sql")
+    include_str!("../sql/visible.sql"),
+    include_str!("../sql/history_path.sql")
 );
-const MESSAGES_SQL: &str = include_str!("../../sql/history_messages.sql");
+const MESSAGES_SQL: &str = include_str!("../sql/history_messages.sql");
 
 /// A message id as a host passes it back: the `messageId` string of a search
 /// hit, or the numeric `messages.id`.
@@ -84,8 +85,8 @@ pub struct HistoryMessage {
     pub id: i64,
     /// The host's `message_id`, or `id` as text.
     pub message_id: String,
-    /// `user`, `assistant`, `tool` or `system`.
-    pub role: String,
+    /// Who wrote it.
+    pub role: Role,
     /// `created_at`, unix ms.
     pub timestamp: i64,
     /// Redacted text; blocks that are not text summarised by type.
@@ -257,7 +258,7 @@ fn message(row: &[Value], redactor: &Redactor, max_chars: usize) -> Option<(Hist
         message_id: row[1]
             .as_str()
             .map_or_else(|| id.to_string(), str::to_owned),
-        role: role.to_owned(),
+        role: role.parse().ok()?,
         timestamp,
         text,
     };

@@ -23,6 +23,7 @@ pub mod history;
 pub mod query;
 pub mod rank;
 pub mod redact;
+pub mod role;
 pub mod scope;
 pub mod search;
 pub mod sql_functions;

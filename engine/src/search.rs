@@ -6,15 +6,16 @@ use crate::error::{Error, Result};
 use crate::excerpt::excerpt;
 use crate::query::Query;
 use crate::redact::Redactor;
+use crate::role::Role;
 use crate::scope::{self, Visibility};
 use crate::store;
 use serde::{Deserialize, Serialize};
 
 const SEARCH_SQL: &str = concat!(
-    include_str!("../../sql/visible.sql"),
-    include_str!("../../sql/search.sql")
+    include_str!("../sql/visible.sql"),
+    include_str!("../sql/search.sql")
 );
-const RECENT_COMPLETE_SQL: &str = include_str!("../../sql/recent_complete.sql");
+const RECENT_COMPLETE_SQL: &str = include_str!("../sql/recent_complete.sql");
 
 /// Backlog rows a search indexes itself when no background drain runs (an
 /// in-memory database, a rollback journal, deferred indexing) and the write
@@ -67,7 +68,7 @@ pub struct SearchOptions {
     pub limit: Option<i64>,
     /// Only these roles (`user`, `assistant`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub roles: Option<Vec<String>>,
+    pub roles: Option<Vec<Role>>,
     /// Only messages at or after this time (unix ms).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub since: Option<i64>,
@@ -110,7 +111,7 @@ pub struct Hit {
     /// `messages.id`.
     pub id: i64,
     /// `user` or `assistant`.
-    pub role: String,
+    pub role: Role,
     /// `created_at`, unix ms.
     pub timestamp: i64,
     /// Redacted excerpt around a match.
@@ -155,7 +156,7 @@ pub(crate) fn bounded(
     }
 }
 
-fn json_list(list: &Option<Vec<String>>) -> Value {
+fn json_list<T: Serialize>(list: &Option<Vec<T>>) -> Value {
     list.as_ref().map_or(Value::Null, |items| {
         Value::Text(serde_json::to_string(items).unwrap_or_default())
     })
@@ -181,14 +182,9 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
         options.max_bytes,
         (2, 32768, 32768),
     )?;
-    if let Some(role) = options
-        .roles
-        .iter()
-        .flatten()
-        .find(|r| !matches!(r.as_str(), "user" | "assistant"))
-    {
+    if let Some(role) = options.roles.iter().flatten().find(|r| !r.is_searchable()) {
         return Err(invalid(format!(
-            "roles may only contain user and assistant, not {role:?}"
+            "roles may only contain user and assistant, not \"{role}\""
         )));
     }
     let rank_window = bounded(
@@ -344,7 +340,7 @@ fn hit(row: &[Value], query: &Query, redactor: &Redactor, snippet_chars: i64) ->
             .as_str()
             .map_or_else(|| id.to_string(), str::to_owned),
         id,
-        role: row[3].as_str()?.to_owned(),
+        role: row[3].as_str()?.parse().ok()?,
         timestamp: row[4].as_i64()?,
         snippet,
         score: -rank,
@@ -382,7 +378,7 @@ mod tests {
             session_key: "s".into(),
             message_id: "1".into(),
             id: 1,
-            role: "user".into(),
+            role: Role::User,
             timestamp: 0,
             snippet: snippet.into(),
             score: 1.0,

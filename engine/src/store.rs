@@ -14,13 +14,13 @@ pub const SCHEMA_VERSION: i64 = 5;
 
 /// The public tables `sessions` and `messages` with their indexes, as
 /// `sessions_init()` creates them.
-pub const PUBLIC_TABLES_SQL: &str = include_str!("../../sql/tables.sql");
-const SCHEMA_SQL: &str = include_str!("../../sql/schema.sql");
-const ADOPT_SQL: &str = include_str!("../../sql/adopt.sql");
-const UPGRADE_SQL: &str = include_str!("../../sql/upgrade.sql");
-const TRIGGERS_SQL: &str = include_str!("../../sql/triggers.sql");
-const RECONCILE_INDEX_SQL: &str = include_str!("../../sql/reconcile_index.sql");
-const RECONCILE_MARK_SQL: &str = include_str!("../../sql/reconcile_mark.sql");
+pub const PUBLIC_TABLES_SQL: &str = include_str!("../sql/tables.sql");
+const SCHEMA_SQL: &str = include_str!("../sql/schema.sql");
+const ADOPT_SQL: &str = include_str!("../sql/adopt.sql");
+const UPGRADE_SQL: &str = include_str!("../sql/upgrade.sql");
+const TRIGGERS_SQL: &str = include_str!("../sql/triggers.sql");
+const RECONCILE_INDEX_SQL: &str = include_str!("../sql/reconcile_index.sql");
+const RECONCILE_MARK_SQL: &str = include_str!("../sql/reconcile_mark.sql");
 
 /// Columns the public tables must have (SPEC §3), checked when adopting
 /// tables that existed before `sessions_init()`.

@@ -1,7 +1,10 @@
 //! session-search as a SQLite loadable extension.
 //!
-//! `.load dist/session_search` finds the entry point
-//! [`sqlite3_sessionsearch_init`] by SQLite's naming rule. It registers the
+//! The library loads under any file name without naming an entry point:
+//! SQLite first looks for [`sqlite3_extension_init`], so cargo's own
+//! `libsession_search_ext.so`, `dist/session_search.so` and any renamed copy
+//! all load; [`sqlite3_sessionsearch_init`] is the name SQLite's naming rule
+//! derives from `session_search.so`, for hosts that name it. It registers the
 //! `sessions` FTS5 tokenizer, the `sessions_rank` FTS5 function and every function of the engine's
 //! [`FUNCTIONS`] table; their logic lives in `session-search-engine`, this
 //! crate only adapts values.
@@ -19,13 +22,14 @@ use sqlite_loadable::prelude::*;
 use sqlite_loadable::{api, define_scalar_function, Error, Result};
 use std::panic::catch_unwind;
 
-/// Entry point called by `sqlite3_load_extension`.
+/// Entry point called by `sqlite3_load_extension` when the host names none,
+/// whatever the file is called.
 ///
 /// # Safety
 ///
 /// Called by SQLite with an open connection and its API routines.
 #[no_mangle]
-pub unsafe extern "C" fn sqlite3_sessionsearch_init(
+pub unsafe extern "C" fn sqlite3_extension_init(
     db: *mut sqlite3,
     err: *mut *mut c_char,
     routines: *mut sqlite3_api_routines,
@@ -33,6 +37,22 @@ pub unsafe extern "C" fn sqlite3_sessionsearch_init(
     // SAFETY: SQLite passes its routines table, valid while loaded.
     unsafe { raw::set_routines(routines) };
     register_entrypoint(db, err, routines, register)
+}
+
+/// The same entry point under the name SQLite derives from
+/// `session_search.so`, for hosts that pass it explicitly.
+///
+/// # Safety
+///
+/// As [`sqlite3_extension_init`].
+#[no_mangle]
+pub unsafe extern "C" fn sqlite3_sessionsearch_init(
+    db: *mut sqlite3,
+    err: *mut *mut c_char,
+    routines: *mut sqlite3_api_routines,
+) -> c_uint {
+    // SAFETY: the caller's guarantees are those of sqlite3_extension_init.
+    unsafe { sqlite3_extension_init(db, err, routines) }
 }
 
 fn register(db: *mut sqlite3) -> Result<()> {

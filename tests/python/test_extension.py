@@ -9,7 +9,10 @@ Needs dist/session_search.so (make build).
 
 import json
 import os
+import shutil
 import sqlite3
+import subprocess
+import tempfile
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -73,6 +76,29 @@ class LoadingTest(unittest.TestCase):
             " WHERE name IN ('sessions_version', 'sessions_tokenize') ORDER BY 1, 2"
         ).fetchall()
         self.assertEqual(names, [("sessions_tokenize", 1), ("sessions_tokenize", 2), ("sessions_version", 0)])
+
+    def test_loads_under_any_file_name(self):
+        """cargo's own output and renamed copies load with no entry point
+        named, in Python and in the sqlite3 shell."""
+        cargo_output = os.path.join(ROOT, "target", "release", "libsession_search_ext.so")
+        with tempfile.TemporaryDirectory() as folder:
+            copies = [cargo_output]
+            for name in ["agent-memory.so", "libsearch.so", "ss.v2.so"]:
+                copies.append(shutil.copy(EXTENSION + ".so", os.path.join(folder, name)))
+            for path in copies:
+                with self.subTest(path=os.path.basename(path)):
+                    conn = sqlite3.connect(":memory:")
+                    conn.enable_load_extension(True)
+                    conn.load_extension(path)
+                    (text,) = conn.execute("SELECT sessions_version()").fetchone()
+                    self.assertEqual(json.loads(text)["version"], "0.1.0")
+                    shell = subprocess.run(
+                        [os.environ.get("SQLITE3", "sqlite3"), ":memory:", f".load {path}", "SELECT sessions_version();"],
+                        capture_output=True,
+                        text=True,
+                    )
+                    self.assertEqual(shell.stderr, "")
+                    self.assertIn('"version":"0.1.0"', shell.stdout)
 
     def test_version_is_json_with_both_versions(self):
         conn = connect()

@@ -1,6 +1,7 @@
 //! session-search for Rust: the engine registered in-process into a
-//! [`rusqlite::Connection`] (bundled SQLite), so a Rust program needs no
-//! loadable extension at run time.
+//! [`rusqlite::Connection`] (bundled SQLite unless the `bundled` feature is
+//! off), so a Rust program needs no loadable extension at run time. Any
+//! rusqlite from 0.31 to 0.43 works: the project's own is used.
 //!
 //! # Example
 //!
@@ -27,6 +28,12 @@ use session_search_engine::fts5;
 use std::ffi::{c_int, c_void};
 use std::path::Path;
 
+/// The README's Rust examples, compiled and run as doctests so they cannot
+/// drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeExamples;
+
 mod functions;
 pub mod import;
 mod store;
@@ -35,11 +42,12 @@ pub mod timestamp;
 pub use session_search_engine::history::{
     HistoryMessage, HistoryOptions, HistoryResponse, MessageRef,
 };
+pub use session_search_engine::role::{Role, UnknownRole};
 pub use session_search_engine::scope::Visibility;
 pub use session_search_engine::search::{Hit, Order, SearchOptions, SearchResponse};
 pub use session_search_engine::store::{IndexingMode, Progress, RedactionChange, Status};
 pub use session_search_engine::tokenizer;
-pub use store::{NewMessage, NewSession, Role, SearchRequest, Store, StoreOptions};
+pub use store::{NewMessage, NewSession, SearchRequest, Store, StoreOptions};
 
 /// Everything that can go wrong in this crate.
 #[derive(Debug, thiserror::Error)]

@@ -1,7 +1,7 @@
 //! [`Store`]: typed calls over the SQL schema of session-search.
 
 use crate::functions::Rusqlite;
-use crate::{Error, Result};
+use crate::{Error, Result, Role};
 use rusqlite::{params, Connection, OptionalExtension};
 use session_search_engine::history::{self, HistoryOptions, HistoryResponse};
 use session_search_engine::search::{self, SearchOptions, SearchResponse};
@@ -47,32 +47,6 @@ impl SearchRequest {
                 caller: Some(caller.into()),
                 ..SearchOptions::default()
             },
-        }
-    }
-}
-
-/// Who wrote a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Role {
-    /// The person talking to the agent.
-    #[default]
-    User,
-    /// The agent.
-    Assistant,
-    /// A tool's output (stored, never searchable).
-    Tool,
-    /// A system prompt (stored, never searchable).
-    System,
-}
-
-impl Role {
-    /// The role as stored in `messages.role`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-            Role::Tool => "tool",
-            Role::System => "system",
         }
     }
 }

@@ -92,7 +92,7 @@ fn visible_hit_ranked_below_many_invisible_hits_is_still_returned() {
         &store,
         "needle",
         &SearchOptions {
-            roles: Some(vec!["assistant".into()]),
+            roles: Some(vec![Role::Assistant]),
             ..with("main:caller", Visibility::All, 1)
         },
     );
@@ -524,20 +524,23 @@ fn roles_since_until_and_session_keys_filter_within_visibility() {
         filtered(&store, base.clone()),
         set(&["u100", "a200", "u300", "a400"])
     );
-    let roles = |r: &[&str]| SearchOptions {
-        roles: Some(r.iter().map(|s| (*s).to_owned()).collect()),
+    let roles = |r: &[Role]| SearchOptions {
+        roles: Some(r.to_vec()),
         ..base.clone()
     };
-    assert_eq!(filtered(&store, roles(&["user"])), set(&["u100", "u300"]));
     assert_eq!(
-        filtered(&store, roles(&["assistant"])),
+        filtered(&store, roles(&[Role::User])),
+        set(&["u100", "u300"])
+    );
+    assert_eq!(
+        filtered(&store, roles(&[Role::Assistant])),
         set(&["a200", "a400"])
     );
     assert_eq!(
-        filtered(&store, roles(&["user", "assistant"])),
+        filtered(&store, roles(&[Role::User, Role::Assistant])),
         set(&["u100", "a200", "u300", "a400"])
     );
-    for bad in ["tool", "system", "User", ""] {
+    for bad in [Role::Tool, Role::System] {
         let err = error_text(try_search(&store, "filter", &roles(&[bad])));
         assert!(err.contains("roles"), "{err}");
     }
@@ -591,7 +594,7 @@ fn roles_since_until_and_session_keys_filter_within_visibility() {
         filtered(
             &store,
             SearchOptions {
-                roles: Some(vec!["assistant".into()]),
+                roles: Some(vec![Role::Assistant]),
                 since: Some(300),
                 ..listed(&["main:f1", "main:f2"])
             }
@@ -1049,8 +1052,11 @@ fn history_summarises_tool_reasoning_and_image_blocks() {
         "{}",
         texts[3]
     );
-    let roles: Vec<&str> = read.messages.iter().map(|m| m.role.as_str()).collect();
-    assert_eq!(roles, ["assistant", "user", "tool", "system"]);
+    let roles: Vec<Role> = read.messages.iter().map(|m| m.role).collect();
+    assert_eq!(
+        roles,
+        [Role::Assistant, Role::User, Role::Tool, Role::System]
+    );
     let all = texts.join("\n");
     for hidden in [
         "private musing",

@@ -32,12 +32,12 @@ use std::time::Instant;
 pub const CHILD_FLAG: &str = "--search-job";
 
 /// The visible sessions, as every read query of the engine computes them.
-pub const VISIBLE_SQL: &str = include_str!("../../../sql/visible.sql");
+pub const VISIBLE_SQL: &str = include_str!("../../../engine/sql/visible.sql");
 
 /// The engine's search statement (`engine/src/search.rs`).
 pub const SEARCH_SQL: &str = concat!(
-    include_str!("../../../sql/visible.sql"),
-    include_str!("../../../sql/search.sql")
+    include_str!("../../../engine/sql/visible.sql"),
+    include_str!("../../../engine/sql/search.sql")
 );
 
 /// The visibilities measured.

@@ -85,7 +85,7 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use writer::{SessionInfo, Writer};
 
-const IMPORT_SQL: &str = include_str!("../../../sql/import.sql");
+const IMPORT_SQL: &str = include_str!("../../sql/import.sql");
 
 /// Lines read to recognise a file's format.
 const DETECT_LINES: usize = 64;

@@ -397,7 +397,7 @@ fn the_default_database() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    assert!(data.join("session-search/sessions.db").is_file());
+    assert!(data.join("sqlite-session-search/sessions.db").is_file());
 
     let explicit = dir.path().join("explicit.db");
     let out = command(&[("SESSION_SEARCH_DB", &explicit), ("XDG_DATA_HOME", &data)])
@@ -418,7 +418,7 @@ fn the_default_database() {
         out.stderr.contains("no database at")
             && out
                 .stderr
-                .contains(".local/share/session-search/sessions.db"),
+                .contains(".local/share/sqlite-session-search/sessions.db"),
         "{}",
         out.stderr
     );

@@ -2,8 +2,8 @@
 //! and search them from the command line.
 //!
 //! The database is `--db <path>`, else `$SESSION_SEARCH_DB`, else
-//! `$XDG_DATA_HOME/session-search/sessions.db`, else
-//! `~/.local/share/session-search/sessions.db`; `import` creates it (and its
+//! `$XDG_DATA_HOME/sqlite-session-search/sessions.db`, else
+//! `~/.local/share/sqlite-session-search/sessions.db`; `import` creates it (and its
 //! directory), the other commands need it to exist.
 //!
 //! Who is asking: the search functions require a caller session and check
@@ -22,7 +22,7 @@ use serde::Serialize;
 use session_search::import::{import_path, FileReport, Format, ImportOptions, ImportReport};
 use session_search::timestamp::{format_iso8601, parse_iso8601};
 use session_search::{
-    HistoryOptions, MessageRef, Order, SearchOptions, SearchRequest, Store, StoreOptions,
+    HistoryOptions, MessageRef, Order, Role, SearchOptions, SearchRequest, Store, StoreOptions,
     Visibility,
 };
 use session_search_engine::query::Query;
@@ -48,8 +48,8 @@ const MS_PER_DAY: i64 = 86_400_000;
 )]
 struct Cli {
     /// The database [default: $SESSION_SEARCH_DB, else
-    /// $XDG_DATA_HOME/session-search/sessions.db, else
-    /// ~/.local/share/session-search/sessions.db]
+    /// $XDG_DATA_HOME/sqlite-session-search/sessions.db, else
+    /// ~/.local/share/sqlite-session-search/sessions.db]
     #[arg(long, global = true, value_name = "PATH")]
     db: Option<PathBuf>,
     #[command(subcommand)]
@@ -294,7 +294,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
     }
 }
 
-/// `$SESSION_SEARCH_DB`, else the XDG data directory's `session-search/sessions.db`.
+/// `$SESSION_SEARCH_DB`, else the XDG data directory's `sqlite-session-search/sessions.db`.
 fn default_db() -> Result<PathBuf, Failure> {
     let set = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
     if let Some(path) = set("SESSION_SEARCH_DB") {
@@ -309,7 +309,7 @@ fn default_db() -> Result<PathBuf, Failure> {
                     .into(),
             )),
         };
-    Ok(data.join("session-search/sessions.db"))
+    Ok(data.join("sqlite-session-search/sessions.db"))
 }
 
 fn open(db: &Path) -> Result<Store, Failure> {
@@ -510,8 +510,8 @@ fn search(store: &Store, args: &SearchArgs, out: &mut dyn Write) -> Result<(), F
             args.role
                 .iter()
                 .map(|role| match role {
-                    RoleArg::User => "user".to_owned(),
-                    RoleArg::Assistant => "assistant".to_owned(),
+                    RoleArg::User => Role::User,
+                    RoleArg::Assistant => Role::Assistant,
                 })
                 .collect()
         }),
@@ -637,7 +637,7 @@ fn history(store: &Store, args: &HistoryArgs, out: &mut dyn Write) -> Result<(),
             out,
             "{}  {}  {}",
             format_iso8601(message.timestamp),
-            style.bold(&message.role),
+            style.bold(message.role.as_str()),
             message.message_id
         )?;
         for line in message.text.lines() {
