@@ -45,7 +45,7 @@ demo: build $(CLI)
 	$(SQLITE3) < demo/tokenizer.sql
 	CLI=$(CLI) SQLITE3=$(SQLITE3) bash demo/demo.sh
 
-test: lint test-rust test-crates test-sql test-python test-node
+test: lint test-build test-rust test-crates test-sql test-python test-node
 
 lint: deps
 	$(CARGO) fmt --all --check
@@ -58,10 +58,15 @@ test-rust: build
 # The published crates as crates.io would build them (packaged, then
 # compiled from the package against each other), and the wrapper inside
 # scratch projects that pin their own rusqlite: both ends of its range.
-.PHONY: test-crates
+.PHONY: test-crates test-build
 test-crates: | deps
 	$(CARGO) package --quiet -p session-search-engine -p session-search -p session-search-cli --allow-dirty
 	bash tests/rusqlite/run.sh
+
+# A second `make build` right after a build must do nothing.
+test-build: build
+	@out=$$($(MAKE) --no-print-directory build 2>&1); \
+	if [ -n "$$out" ]; then echo "make build did work with nothing changed:" >&2; echo "$$out" >&2; exit 1; fi
 
 test-sql: build
 	bash tests/shell/run.sh $(SQLITE3)
