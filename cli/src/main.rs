@@ -22,8 +22,8 @@ use serde::Serialize;
 use session_search::import::{import_path, FileReport, Format, ImportOptions, ImportReport};
 use session_search::timestamp::{format_iso8601, parse_iso8601};
 use session_search::{
-    HistoryOptions, MessageRef, Order, Role, SearchOptions, SearchRequest, Store, StoreOptions,
-    Visibility,
+    HistoryOptions, ListOptions, MessageRef, Order, Role, SearchOptions, SearchRequest, Store,
+    StoreOptions, Visibility,
 };
 use session_search_engine::query::Query;
 use std::fmt::Write as _;
@@ -65,6 +65,8 @@ enum Command {
     Search(SearchArgs),
     /// Show the active branch of a session
     History(HistoryArgs),
+    /// List sessions, newest activity first
+    List(ListArgs),
     /// Counts, index state and the index integrity check
     Status {
         /// Print the JSON of sessions_status()
@@ -212,6 +214,41 @@ struct HistoryArgs {
     json: bool,
 }
 
+#[derive(Args)]
+struct ListArgs {
+    /// The session_key of the session asking [default: none, list every
+    /// session]
+    #[arg(long)]
+    caller: Option<String>,
+    /// Which sessions the caller sees [default: tree with --caller, all
+    /// without]
+    #[arg(long, value_enum)]
+    visibility: Option<VisibilityArg>,
+    /// Only sessions of this agent
+    #[arg(long)]
+    agent: Option<String>,
+    /// Only sessions whose key starts with this
+    #[arg(long)]
+    prefix: Option<String>,
+    /// Only sessions last active at or after this time: unix ms, or an ISO
+    /// 8601 date or date-time
+    #[arg(long, value_parser = since)]
+    since: Option<i64>,
+    /// Only sessions last active at or before this time: unix ms, or an ISO
+    /// 8601 date or date-time
+    #[arg(long, value_parser = until)]
+    until: Option<i64>,
+    /// Most sessions, 1-100 [default: 20]
+    #[arg(long)]
+    limit: Option<i64>,
+    /// Skip this many sessions first (the next page)
+    #[arg(long)]
+    offset: Option<i64>,
+    /// Print exactly the JSON of sessions_list()
+    #[arg(long)]
+    json: bool,
+}
+
 /// Why a command stopped early.
 enum Failure {
     /// An error, printed as one line on stderr.
@@ -269,6 +306,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         Command::Import(args) => import(&db, &args, out),
         Command::Search(args) => search(&open_existing(&db)?, &args, out),
         Command::History(args) => history(&open_existing(&db)?, &args, out),
+        Command::List(args) => list(&open_existing(&db)?, &args, out),
         Command::Status { json } => status(&db, &open_existing(&db)?, json, out),
         Command::Reconcile => {
             let indexed = reconcile(&open_existing(&db)?)?;
@@ -492,16 +530,24 @@ fn time_bound(text: &str, end_of_day: bool) -> Result<i64, String> {
     })
 }
 
+/// Whose view a search or list takes: `--caller` at `--visibility`
+/// (default tree), or without a caller the database owner's, every session.
+fn viewer(
+    store: &Store,
+    caller: &Option<String>,
+    visibility: Option<VisibilityArg>,
+) -> Result<(String, Visibility), Failure> {
+    match (caller, visibility) {
+        (Some(caller), v) => Ok((caller.clone(), v.map_or(Visibility::Tree, Visibility::from))),
+        (None, None | Some(VisibilityArg::All)) => Ok((first_session(store)?, Visibility::All)),
+        (None, Some(_)) => Err(Failure::Message(
+            "--visibility other than all needs --caller <session_key>, the session whose view is used".into(),
+        )),
+    }
+}
+
 fn search(store: &Store, args: &SearchArgs, out: &mut dyn Write) -> Result<(), Failure> {
-    let (caller, visibility) = match (&args.caller, args.visibility) {
-        (Some(caller), v) => (caller.clone(), v.map_or(Visibility::Tree, Visibility::from)),
-        (None, None | Some(VisibilityArg::All)) => (first_session(store)?, Visibility::All),
-        (None, Some(_)) => {
-            return Err(Failure::Message(
-                "--visibility other than all needs --caller <session_key>, the session whose view is searched".into(),
-            ))
-        }
-    };
+    let (caller, visibility) = viewer(store, &args.caller, args.visibility)?;
     let options = SearchOptions {
         caller: Some(caller),
         visibility,
@@ -562,6 +608,57 @@ fn search(store: &Store, args: &SearchArgs, out: &mut dyn Write) -> Result<(), F
     }
     if let Some(warning) = &response.warning {
         eprintln!("Note: {warning}.");
+    }
+    Ok(())
+}
+
+fn list(store: &Store, args: &ListArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let (caller, visibility) = viewer(store, &args.caller, args.visibility)?;
+    let options = ListOptions {
+        caller: Some(caller),
+        visibility,
+        agent: args.agent.clone(),
+        prefix: args.prefix.clone(),
+        since: args.since,
+        until: args.until,
+        limit: args.limit,
+        offset: args.offset,
+        ..ListOptions::default()
+    };
+    if args.json {
+        let options = serde_json::to_string(&options)?;
+        let json: String =
+            store
+                .connection()
+                .query_row("SELECT sessions_list(?1)", [&options], |row| row.get(0))?;
+        writeln!(out, "{json}")?;
+        return Ok(());
+    }
+    let response = store.list(&options)?;
+    let style = Style::for_stdout();
+    for session in &response.sessions {
+        let messages = match session.messages {
+            1 => "1 message".to_owned(),
+            n => format!("{n} messages"),
+        };
+        writeln!(
+            out,
+            "{}  {}  {}  {messages}",
+            style.bold(&session.session_key),
+            format_iso8601(session.last_activity),
+            session.agent_id
+        )?;
+        if !session.title.is_empty() {
+            writeln!(out, "  {}", session.title)?;
+        }
+        writeln!(out)?;
+    }
+    if response.sessions.is_empty() {
+        eprintln!("No sessions.");
+    }
+    if response.truncated {
+        let next = args.offset.unwrap_or(0) + response.sessions.len() as i64;
+        eprintln!("More sessions follow; see them with --offset {next}.");
     }
     Ok(())
 }

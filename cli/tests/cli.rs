@@ -423,3 +423,77 @@ fn the_default_database() {
         out.stderr
     );
 }
+
+#[test]
+fn list_shows_every_session_newest_activity_first_with_pages_and_filters() {
+    let (_dir, db) = imported();
+    let all = json(&ok(&db, &["list", "--json", "--limit", "100"]));
+    let sessions = all["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 8);
+    let times: Vec<i64> = sessions
+        .iter()
+        .map(|s| s["lastActivity"].as_i64().unwrap())
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] >= w[1]), "{times:?}");
+    let total: i64 = sessions
+        .iter()
+        .map(|s| s["messages"].as_i64().unwrap())
+        .sum();
+    assert_eq!(total, 61);
+    let checkout = sessions
+        .iter()
+        .find(|s| s["sessionKey"] == CHECKOUT)
+        .unwrap();
+    assert!(
+        !checkout["title"].as_str().unwrap().is_empty(),
+        "{checkout}"
+    );
+
+    // Two pages of four are the whole list, in order.
+    let first = json(&ok(&db, &["list", "--json", "--limit", "4"]));
+    assert_eq!(first["truncated"], true);
+    let second = json(&ok(
+        &db,
+        &["list", "--json", "--limit", "4", "--offset", "4"],
+    ));
+    assert!(second.get("truncated").is_none(), "{second}");
+    let paged: Vec<&Value> = first["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(second["sessions"].as_array().unwrap())
+        .collect();
+    assert_eq!(paged, sessions.iter().collect::<Vec<_>>());
+
+    // Filters and the caller's view.
+    let codex = json(&ok(&db, &["list", "--json", "--prefix", "codex:"]));
+    assert!(codex["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|s| s["sessionKey"].as_str().unwrap().starts_with("codex:")));
+    let own = json(&ok(
+        &db,
+        &[
+            "list",
+            "--json",
+            "--caller",
+            REFUNDS,
+            "--visibility",
+            "self",
+        ],
+    ));
+    assert_eq!(own["sessions"].as_array().unwrap().len(), 1);
+    assert_eq!(own["sessions"][0]["sessionKey"], REFUNDS);
+
+    // The readable form: key, time, agent, count, title; then paging advice.
+    let run = run(&db, &["list", "--limit", "2"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains(" messages\n  "), "{}", run.stdout);
+    assert!(run.stderr.contains("--offset 2"), "{}", run.stderr);
+
+    let err = fails(&db, &["list", "--visibility", "tree"]);
+    assert!(err.contains("--caller"), "{err}");
+    let err = fails(&db, &["list", "--limit", "101"]);
+    assert!(err.contains("limit must be between 1 and 100"), "{err}");
+}

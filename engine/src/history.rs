@@ -296,7 +296,7 @@ fn find(
 }
 
 /// `text` cut to `max` characters with an ellipsis, and whether it was cut.
-fn shorten(text: &str, max: usize) -> (String, bool) {
+pub(crate) fn shorten(text: &str, max: usize) -> (String, bool) {
     match text.char_indices().nth(max.saturating_sub(1)) {
         Some((end, _)) if text.chars().count() > max => (format!("{}…", &text[..end]), true),
         _ => (text.to_owned(), false),

@@ -20,6 +20,7 @@ pub mod error;
 pub mod excerpt;
 pub mod fts5;
 pub mod history;
+pub mod list;
 pub mod query;
 pub mod rank;
 pub mod redact;

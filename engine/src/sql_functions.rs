@@ -6,6 +6,7 @@
 use crate::content;
 use crate::db::{Connection, Value};
 use crate::history::{self, HistoryOptions};
+use crate::list::{self, ListOptions};
 use crate::redact::{Redactor, Settings};
 use crate::search::{self, SearchOptions};
 use crate::store::{self, IndexingMode};
@@ -79,6 +80,12 @@ pub const FUNCTIONS: &[Function] = &[
         body: sessions_search,
     },
     Function {
+        name: "sessions_list",
+        arities: &[1],
+        deterministic: false,
+        body: sessions_list,
+    },
+    Function {
         name: "sessions_text",
         arities: &[1, 2],
         deterministic: true,
@@ -148,6 +155,11 @@ fn sessions_history(db: &dyn Connection, args: &[Value]) -> Result<Value, String
         .ok_or("sessions_history: session_key must be text")?;
     let options: HistoryOptions = options(&args[1], "sessions_history")?;
     json_text(history::history(db, session_key, &options))
+}
+
+fn sessions_list(db: &dyn Connection, args: &[Value]) -> Result<Value, String> {
+    let options: ListOptions = options(&args[0], "sessions_list")?;
+    json_text(list::list(db, &options))
 }
 
 /// Parses a JSON options argument.

@@ -10,7 +10,7 @@ use crate::tokenizer::TOKENIZER_VERSION;
 use serde::{Deserialize, Serialize};
 
 /// The schema version this build creates and understands.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// The public tables `sessions` and `messages` with their indexes, as
 /// `sessions_init()` creates them.
@@ -281,13 +281,18 @@ fn migrate(db: &dyn Connection) -> Result<()> {
                 Settings::current(Vec::new()).to_json().as_str().into(),
             )?;
         }
-        1..=3 => {
-            db.execute_batch(UPGRADE_SQL)?;
+        1..=5 => {
+            if version <= 3 {
+                db.execute_batch(UPGRADE_SQL)?;
+            }
+            // Version 5 added the time index, version 6 widened the session
+            // index with created_at: both are indexes of the public tables.
+            db.execute_batch("DROP INDEX IF EXISTS session_search_messages_by_session")?;
             db.execute_batch(PUBLIC_TABLES_SQL)?;
-            db.execute_batch(SCHEMA_SQL)?;
+            if version <= 3 {
+                db.execute_batch(SCHEMA_SQL)?;
+            }
         }
-        // Version 5 only adds an index on the public messages table.
-        4 => db.execute_batch(PUBLIC_TABLES_SQL)?,
         _ => {}
     }
     if version != SCHEMA_VERSION {

@@ -127,7 +127,7 @@ class InitTest(StoreTestCase):
         self.assertEqual(first, second)
         self.assertEqual(
             first,
-            {"schema_version": 5, "tokenizer_version": 3, "redaction_version": 1,
+            {"schema_version": 6, "tokenizer_version": 3, "redaction_version": 1,
              "redaction_patterns": 0, "messages": 0, "indexed": 0, "pending": 0,
              "indexing": "immediate"},
         )
@@ -155,21 +155,30 @@ class InitTest(StoreTestCase):
             name = sql.split("(")[0].split()[-1]
             self.assertError(conn, sql, (), name, "run SELECT sessions_init() first")
 
-    def test_version_4_gains_the_time_index(self):
-        conn = store()
-        session(conn, "s")
-        say(conn, "s", "user", "kept across the upgrade", 1)
-        conn.execute("DROP INDEX session_search_messages_by_time")
-        conn.execute("UPDATE session_search_meta SET value = 4 WHERE key = 'schema_version'")
-        init = json.loads(value(conn, "SELECT sessions_init()"))
-        self.assertEqual((init["schema_version"], init["indexed"], init["pending"]), (5, 1, 0))
-        self.assertEqual(value(conn, "SELECT count(*) FROM sqlite_master WHERE name = 'session_search_messages_by_time'"), 1)
-        self.assertEqual(found(conn, "upgrade", "s", order="recent"), [1])
+    def test_versions_4_and_5_gain_the_time_index_and_the_covering_session_index(self):
+        index_sql = "SELECT sql FROM sqlite_master WHERE name = 'session_search_messages_by_session'"
+        for version in (4, 5):
+            with self.subTest(version=version):
+                conn = store()
+                session(conn, "s")
+                say(conn, "s", "user", "kept across the upgrade", 1)
+                conn.execute("DROP INDEX session_search_messages_by_session")
+                conn.execute("CREATE INDEX session_search_messages_by_session ON messages(session_key, id)")
+                if version == 4:
+                    conn.execute("DROP INDEX session_search_messages_by_time")
+                conn.execute("UPDATE session_search_meta SET value = ? WHERE key = 'schema_version'", (version,))
+                init = json.loads(value(conn, "SELECT sessions_init()"))
+                self.assertEqual((init["schema_version"], init["indexed"], init["pending"]), (6, 1, 0))
+                self.assertEqual(value(conn, "SELECT count(*) FROM sqlite_master WHERE name = 'session_search_messages_by_time'"), 1)
+                self.assertIn("(session_key, id, created_at)", value(conn, index_sql))
+                self.assertEqual(found(conn, "upgrade", "s", order="recent"), [1])
+                listed = json.loads(value(conn, """SELECT sessions_list('{"caller":"s"}')"""))
+                self.assertEqual([(s["sessionKey"], s["messages"], s["lastActivity"]) for s in listed["sessions"]], [("s", 1, 1)])
 
     def test_newer_schema_version_is_refused(self):
         conn = store()
-        conn.execute("UPDATE session_search_meta SET value = 6 WHERE key = 'schema_version'")
-        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 6", "upgrade")
+        conn.execute("UPDATE session_search_meta SET value = 7 WHERE key = 'schema_version'")
+        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 7", "upgrade")
 
     def test_missing_column_is_named_and_nothing_is_created(self):
         conn = connect()

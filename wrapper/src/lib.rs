@@ -42,6 +42,7 @@ pub mod timestamp;
 pub use session_search_engine::history::{
     HistoryMessage, HistoryOptions, HistoryResponse, MessageRef,
 };
+pub use session_search_engine::list::{ListOptions, ListResponse, SessionSummary};
 pub use session_search_engine::role::{Role, UnknownRole};
 pub use session_search_engine::scope::Visibility;
 pub use session_search_engine::search::{Hit, Order, SearchOptions, SearchResponse};

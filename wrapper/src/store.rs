@@ -4,6 +4,7 @@ use crate::functions::Rusqlite;
 use crate::{Error, Result, Role};
 use rusqlite::{params, Connection, OptionalExtension};
 use session_search_engine::history::{self, HistoryOptions, HistoryResponse};
+use session_search_engine::list::{self, ListOptions, ListResponse};
 use session_search_engine::search::{self, SearchOptions, SearchResponse};
 use session_search_engine::store::{self, IndexingMode, Progress, RedactionChange, Status};
 use std::path::Path;
@@ -304,6 +305,15 @@ impl Store {
     /// session, or an `around` message off the active branch.
     pub fn history(&self, session_key: &str, options: &HistoryOptions) -> Result<HistoryResponse> {
         Ok(history::history(&self.engine(), session_key, options)?)
+    }
+
+    /// The caller's visible sessions, newest activity first (`sessions_list`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Store`] for a bad option, or a missing or unknown caller.
+    pub fn list(&self, options: &ListOptions) -> Result<ListResponse> {
+        Ok(list::list(&self.engine(), options)?)
     }
 
     /// Runs one bounded slice of reconciliation (`sessions_reconcile`).
