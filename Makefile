@@ -45,7 +45,7 @@ demo: build $(CLI)
 	$(SQLITE3) < demo/tokenizer.sql
 	CLI=$(CLI) SQLITE3=$(SQLITE3) bash demo/demo.sh
 
-test: lint test-build test-rust test-crates test-sql test-python test-node
+test: lint test-build test-rust test-crates test-sql test-python test-node test-npm-package
 
 lint: deps
 	$(CARGO) fmt --all --check
@@ -93,6 +93,33 @@ tests/node/node_modules/.package-lock.json: tests/node/package.json tests/node/p
 	cd tests/node && npm ci --ignore-scripts --no-audit --no-fund && \
 	  npm --prefix node_modules/better-sqlite3 run build-release --loglevel=warn --nodedir="$$nodedir"
 	touch $@
+
+# The npm package sqlite-session-search: the files of bindings/node and the
+# built extension, staged in target/npm/package and packed into dist/ (npm's
+# `files` decides what goes in). Packed again when either changes.
+NPM_VERSION := $(shell sed -n 's/^  "version": "\(.*\)",$$/\1/p' bindings/node/package.json)
+NPM_TGZ = dist/sqlite-session-search-$(NPM_VERSION).tgz
+
+.PHONY: npm test-npm-package
+npm: $(NPM_TGZ)
+
+$(NPM_TGZ): $(EXT) $(wildcard bindings/node/*)
+	@if ! command -v npm >/dev/null; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "install npm: sudo apt-get install nodejs npm" >&2; exit 1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
+	fi
+	rm -rf target/npm/package
+	mkdir -p target/npm/package
+	find bindings/node -maxdepth 1 -type f -exec cp {} target/npm/package/ \;
+	cp $(EXT) target/npm/package/session_search.so
+	npm pack --pack-destination dist --loglevel=warn target/npm/package >/dev/null
+
+# The tarball installed offline into a scratch project and used from there:
+# better-sqlite3 (tests/node's build) under this node, node:sqlite under
+# Node 22.16.0 and 22.15.0 from the npm registry, and the TypeScript types
+# (tests/npm/run.sh; the tools it installs are cached in target/npm/tools).
+test-npm-package: $(NPM_TGZ) tests/node/node_modules/.package-lock.json
+	bash tests/npm/run.sh $(NPM_TGZ)
 
 bench: build
 	$(CARGO) run --release -p session-search-bench

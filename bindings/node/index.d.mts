@@ -1,0 +1,2 @@
+export { getLoadablePath, load } from "./index.js";
+export type { SqliteDatabase } from "./index.js";
