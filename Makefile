@@ -45,7 +45,7 @@ demo: build $(CLI)
 	$(SQLITE3) < demo/tokenizer.sql
 	CLI=$(CLI) SQLITE3=$(SQLITE3) bash demo/demo.sh
 
-test: lint test-build test-rust test-crates test-sql test-python test-node test-npm-package
+test: lint test-build test-rust test-crates test-sql test-python test-node test-npm-package test-python-package
 
 lint: deps
 	$(CARGO) fmt --all --check
@@ -120,6 +120,12 @@ $(NPM_TGZ): $(EXT) $(wildcard bindings/node/*)
 # (tests/npm/run.sh; the tools it installs are cached in target/npm/tools).
 test-npm-package: $(NPM_TGZ) tests/node/node_modules/.package-lock.json
 	bash tests/npm/run.sh $(NPM_TGZ)
+
+# The Python package sqlite-session-search (a manylinux wheel carrying the
+# extension) and its sqlite-utils and Datasette plugins: `make python` builds
+# them into dist/, `make test-python-package` installs and tests them in venvs
+# under target/python (bindings/python/python.mk).
+include bindings/python/python.mk
 
 bench: build
 	$(CARGO) run --release -p session-search-bench
