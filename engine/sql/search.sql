@@ -3,7 +3,9 @@
 -- (what visible.sql says of them, without building the list), `self` and
 -- `tree` against the walked list. ?3 = FTS5 expression, ?4 = JSON array of roles or
 -- NULL, ?5 / ?6 = since / until (unix ms) or NULL, ?7 = JSON array of
--- session keys or NULL, ?8 = 'relevance' or 'recent', ?9 = limit, ?10 =
+-- session keys or NULL, ?8 = 'relevance' or 'recent', ?9 = limit, ?11 = 1
+-- to group by session (the best row of each session, with the number of
+-- its rows in the window), else 0, ?10 =
 -- the window: only the ?10 newest matching messages (by id) that pass
 -- visibility and the filters are ranked or sorted by time (-1: all), which
 -- bounds the work of a query that matches much of the history.
@@ -14,11 +16,19 @@
 -- rowid in the index, the oldest message.
 SELECT m.session_key, m.id, m.message_id, m.role, m.created_at, hit.rank,
        sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')),
-       hit.window_rows, hit.window_oldest
+       hit.window_rows, hit.window_oldest, hit.session_hits
 FROM (
-  SELECT id, rank, created_at, count(*) OVER () AS window_rows, min(id) OVER () AS window_oldest
+  SELECT id, rank, created_at, window_rows, window_oldest, session_hits
   FROM (
-    SELECT m.id AS id, sessions_rank(session_search_fts, (SELECT ~min(id) FROM messages)) AS rank, m.created_at AS created_at
+    SELECT id, rank, created_at, count(*) OVER () AS window_rows, min(id) OVER () AS window_oldest,
+           CASE WHEN ?11 THEN count(*) OVER (PARTITION BY session_key) END AS session_hits,
+           CASE WHEN ?11 THEN row_number() OVER (
+             PARTITION BY session_key
+             ORDER BY CASE WHEN ?8 = 'recent' THEN -created_at ELSE rank END, created_at DESC, id DESC)
+           ELSE 1 END AS nth
+    FROM (
+    SELECT m.id AS id, m.session_key AS session_key,
+           sessions_rank(session_search_fts, (SELECT ~min(id) FROM messages)) AS rank, m.created_at AS created_at
     FROM session_search_fts f
     JOIN messages m ON m.id = ~f.rowid
     WHERE session_search_fts MATCH ?3
@@ -37,7 +47,9 @@ FROM (
       AND (?7 IS NULL OR m.session_key IN (SELECT value FROM json_each(?7)))
     ORDER BY f.rowid
     LIMIT ?10
+    )
   )
+  WHERE nth = 1
   ORDER BY CASE WHEN ?8 = 'recent' THEN -created_at ELSE rank END, created_at DESC, id DESC
   LIMIT ?9
 ) AS hit

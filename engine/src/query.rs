@@ -3,7 +3,8 @@
 //! in a hit's text.
 //!
 //! A query is words and `"quoted phrases"`; a word ending in `*` is a prefix.
-//! Every term must match (AND). Each term goes to FTS5 as a quoted string,
+//! Every term must match (AND), except that a bare `OR` between two terms
+//! makes them alternatives. Each term goes to FTS5 as a quoted string,
 //! which FTS5 hands to the `sessions` tokenizer as a phrase, so punctuation,
 //! paths (`src/main.py`), e-mail addresses, `#123`, `C#`, FTS5 keywords and
 //! unbalanced quotes are all just text. Terms with no letters or digits are
@@ -63,8 +64,11 @@ pub struct Term {
 /// A compiled query.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Query {
-    /// The terms, each of which must match.
+    /// Every term, in the order typed, each once.
     pub terms: Vec<Term>,
+    /// What must match: each clause is indices into `terms` of which one
+    /// must match (one term, or terms joined by `OR`).
+    pub clauses: Vec<Vec<usize>>,
 }
 
 impl Query {
@@ -84,7 +88,15 @@ impl Query {
         }
         let mut tokenizer = Tokenizer::new(INDEX_OPTIONS);
         let mut terms: Vec<Term> = Vec::new();
-        for (raw, quoted) in split_terms(input) {
+        let mut clauses: Vec<Vec<usize>> = Vec::new();
+        let raw_terms = split_terms(input);
+        let mut joined = false;
+        for (n, &(raw, quoted)) in raw_terms.iter().enumerate() {
+            // A bare OR with terms on both sides joins them.
+            if raw == "OR" && !quoted && !clauses.is_empty() && n + 1 < raw_terms.len() {
+                joined = true;
+                continue;
+            }
             let prefix = !quoted && raw.ends_with('*');
             let raw = if prefix {
                 raw.trim_end_matches('*')
@@ -100,35 +112,76 @@ impl Query {
                 .into_iter()
                 .map(|(token, ..)| token)
                 .collect();
+            if tokens.is_empty() {
+                continue;
+            }
             let term = Term {
                 text,
                 tokens,
                 prefix,
             };
-            if !term.tokens.is_empty() && !terms.contains(&term) {
+            let index = terms.iter().position(|t| *t == term).unwrap_or_else(|| {
                 terms.push(term);
+                terms.len() - 1
+            });
+            if joined {
+                if let Some(clause) = clauses.last_mut().filter(|c| !c.contains(&index)) {
+                    clause.push(index);
+                }
+            } else if !clauses.iter().any(|c| c == &[index]) {
+                clauses.push(vec![index]);
             }
+            joined = false;
         }
         if terms.is_empty() {
             return Err(QueryError::NoWords);
         }
-        Ok(Query { terms })
+        Ok(Query { terms, clauses })
+    }
+
+    /// A term as an FTS5 string, `*` after a prefix.
+    fn fts5_term(&self, index: usize) -> String {
+        let term = &self.terms[index];
+        let star = if term.prefix { "*" } else { "" };
+        format!("\"{}\"{star}", term.text)
     }
 
     /// The FTS5 `MATCH` expression: every term as a quoted string, `*` after
-    /// prefix terms, joined by `AND`, searched in the `text` column only;
-    /// with a `scope` word (see `sql/schema.sql`), only rows that have it in
-    /// the `scope` column.
+    /// prefix terms, clauses joined by `AND` (alternatives of a clause by
+    /// `OR`), searched in the `text` column only; with a `scope` word (see
+    /// `sql/schema.sql`), only rows that have it in the `scope` column.
     pub fn fts5_expression(&self, scope: Option<&str>) -> String {
         let terms = self
-            .terms
+            .clauses
             .iter()
-            .map(|term| {
-                let star = if term.prefix { "*" } else { "" };
-                format!("\"{}\"{star}", term.text)
+            .map(|clause| match clause.as_slice() {
+                [one] => self.fts5_term(*one),
+                many => {
+                    let alternatives: Vec<String> =
+                        many.iter().map(|&i| self.fts5_term(i)).collect();
+                    format!("({})", alternatives.join(" OR "))
+                }
             })
             .collect::<Vec<_>>()
             .join(" AND ");
+        Self::scoped(terms, scope)
+    }
+
+    /// Whether some hits of [`Query::fts5_expression`] may miss a term, so
+    /// that an any-term search can find more: two clauses or more.
+    pub fn has_partial_matches(&self) -> bool {
+        self.clauses.len() > 1
+    }
+
+    /// An expression that matches any of the terms at `indices` (all terms
+    /// for a plain any-term search).
+    pub fn any_term_expression(&self, indices: &[usize], scope: Option<&str>) -> String {
+        let terms: Vec<String> = indices.iter().map(|&i| self.fts5_term(i)).collect();
+        Self::scoped(terms.join(" OR "), scope)
+    }
+
+    /// `terms` limited to the text column, and to `scope` when given.
+    fn scoped(terms: String, scope: Option<&str>) -> String {
         match scope {
             Some(scope) => format!(
                 "{{text}} : ({terms}) AND {{scope}} : \"{}\"",
@@ -234,10 +287,41 @@ mod tests {
             r##""alice@example.com" AND "#123""##
         );
         assert_eq!(
-            expression("NOT AND OR NEAR(a b)"),
-            r#""NOT" AND "AND" AND "OR" AND "NEAR(a" AND "b)""#
+            expression("NOT AND NEAR(a b)"),
+            r#""NOT" AND "AND" AND "NEAR(a" AND "b)""#
         );
         assert_eq!(expression(r#"say "hello"#), r#""say" AND "hello""#);
+    }
+
+    #[test]
+    fn a_bare_or_between_terms_makes_alternatives() {
+        assert_eq!(
+            expression("staging OR prod deploy"),
+            r#"("staging" OR "prod") AND "deploy""#
+        );
+        assert_eq!(
+            expression(r#"a OR "b c" OR d*"#),
+            r#"("a" OR "b c" OR "d"*)"#
+        );
+        // At either end, quoted or in lower case, it is a word.
+        assert_eq!(
+            expression("OR deploy OR x"),
+            r#""OR" AND ("deploy" OR "x")"#
+        );
+        assert_eq!(expression("deploy OR"), r#""deploy" AND "OR""#);
+        assert_eq!(
+            expression(r#"a "OR" b or c"#),
+            r#""a" AND "OR" AND "b" AND "or" AND "c""#
+        );
+        let q = Query::parse("staging OR prod deploy").unwrap();
+        assert!(q.has_partial_matches());
+        assert!(!Query::parse("staging OR prod")
+            .unwrap()
+            .has_partial_matches());
+        assert_eq!(
+            q.any_term_expression(&[0, 1, 2], None),
+            r#"{text} : ("staging" OR "prod" OR "deploy")"#
+        );
     }
 
     #[test]

@@ -10,12 +10,18 @@ use crate::role::Role;
 use crate::scope::{self, Visibility};
 use crate::store;
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 
 const SEARCH_SQL: &str = concat!(
     include_str!("../sql/visible.sql"),
     include_str!("../sql/search.sql")
 );
 const RECENT_COMPLETE_SQL: &str = include_str!("../sql/recent_complete.sql");
+
+/// How many rows (at most ?2) match FTS5 expression ?1: enough to tell a
+/// rare term from a common one without counting all of a common one.
+const TERM_COUNT_SQL: &str =
+    "SELECT count(*) FROM (SELECT 1 FROM session_search_fts WHERE session_search_fts MATCH ?1 LIMIT ?2)";
 
 /// Backlog rows a search indexes itself when no background drain runs (an
 /// in-memory database, a rollback journal, deferred indexing) and the write
@@ -48,6 +54,14 @@ pub enum Order {
     Relevance,
     /// Newest first.
     Recent,
+}
+
+/// How hits are grouped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GroupBy {
+    /// The best hit of each session, with the session's hit count.
+    Session,
 }
 
 /// The options of `sessions_search` (SPEC §4).
@@ -92,6 +106,10 @@ pub struct SearchOptions {
     /// bound on the work of a query that matches much of the history.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rank_window: Option<i64>,
+    /// `session`: the best hit of each session instead of every hit, so
+    /// that `limit` results are `limit` different sessions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group_by: Option<GroupBy>,
     /// Extra redaction patterns (regular expressions) for the excerpts of
     /// this search. They do not change what the index holds, so they cannot
     /// stop a search from confirming such a secret: store patterns with
@@ -118,6 +136,13 @@ pub struct Hit {
     pub snippet: String,
     /// Higher is better (BM25, negated).
     pub score: f64,
+    /// With `groupBy: "session"`, how many ranked hits its session has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hits: Option<i64>,
+    /// The hit lacks some of the query's terms: it fills a page that the
+    /// hits with every term could not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 /// The answer of `sessions_search`.
@@ -212,38 +237,60 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
         });
     }
     let visibility = scope::effective(options.visibility, options.sandboxed);
-    let expression = query.fts5_expression(scope::scope_word(db, &caller, visibility)?.as_deref());
-
-    let run = |window: i64| {
+    let scope_word = scope::scope_word(db, &caller, visibility)?;
+    let grouped = options.group_by == Some(GroupBy::Session);
+    let run = |expression: &str, order: Order, limit: i64, window: i64| {
         db.query(
             SEARCH_SQL,
             &[
                 caller.as_str().into(),
                 visibility.name().into(),
-                expression.as_str().into(),
+                expression.into(),
                 json_list(&options.roles),
                 options.since.map_or(Value::Null, Value::Integer),
                 options.until.map_or(Value::Null, Value::Integer),
                 json_list(&options.session_keys),
-                match options.order {
+                match order {
                     Order::Relevance => "relevance".into(),
                     Order::Recent => "recent".into(),
                 },
                 (limit + 1).into(),
                 window.into(),
+                i64::from(grouped).into(),
             ],
         )
     };
+    let expression = query.fts5_expression(scope_word.as_deref());
     let rows = match options.order {
-        Order::Relevance => run(rank_window)?,
-        Order::Recent => newest(db, limit, run)?,
+        Order::Relevance => run(&expression, Order::Relevance, limit, rank_window)?,
+        Order::Recent => newest(db, limit, |window| {
+            run(&expression, Order::Recent, limit, window)
+        })?,
     };
     let more = rows.len() as i64 > limit;
-    let hits = rows
+    let mut hits: Vec<Hit> = rows
         .iter()
         .take(limit as usize)
         .filter_map(|row| hit(row, &query, &redactor, snippet_chars))
         .collect();
+    if hits.len() < limit as usize && query.has_partial_matches() {
+        let fill = partial_rows(
+            db,
+            &query,
+            scope_word.as_deref(),
+            (limit, rank_window, grouped),
+            &hits,
+            |expression, n| run(expression, Order::Relevance, n, rank_window),
+        )?;
+        hits.extend(
+            fill.iter()
+                .filter_map(|row| hit(row, &query, &redactor, snippet_chars))
+                .map(|hit| Hit {
+                    partial: true,
+                    ..hit
+                }),
+        );
+    }
     let fitted = fit(hits, max_bytes);
     Ok(SearchResponse {
         truncated: more || fitted.1,
@@ -251,6 +298,61 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
         indexing,
         warning: indexing.then(|| INDEXING_WARNING.to_owned()),
     })
+}
+
+/// The rows of the best any-term matches that are not among `found` (nor,
+/// `grouped`, in their sessions), best first by BM25, at most enough to fill
+/// a page of `limit`. Rare terms weigh most: the terms with at most `window`
+/// matches are searched first, every one of their matches ranked, so a term
+/// in most messages (a stop word of a question) cannot push them out of the
+/// ranked window; only when they do not fill the page do the common terms
+/// join in.
+fn partial_rows(
+    db: &dyn Connection,
+    query: &Query,
+    scope: Option<&str>,
+    (limit, window, grouped): (i64, i64, bool),
+    found: &[Hit],
+    run: impl Fn(&str, i64) -> std::result::Result<Vec<Vec<Value>>, crate::db::SqlError>,
+) -> Result<Vec<Vec<Value>>> {
+    let all: Vec<usize> = (0..query.terms.len()).collect();
+    let mut rare = Vec::new();
+    for &term in &all {
+        let expression = query.any_term_expression(&[term], scope);
+        let count = db.query_value(
+            TERM_COUNT_SQL,
+            &[expression.as_str().into(), (window + 1).into()],
+        )?;
+        if count.as_i64().unwrap_or(0) <= window {
+            rare.push(term);
+        }
+    }
+    let mut passes = vec![all.clone()];
+    if !rare.is_empty() && rare.len() < all.len() {
+        passes.insert(0, rare);
+    }
+    let mut ids: HashSet<i64> = found.iter().map(|hit| hit.id).collect();
+    let mut sessions: HashSet<String> = found.iter().map(|h| h.session_key.clone()).collect();
+    let wanted = (limit as usize).saturating_sub(found.len());
+    let mut rows: Vec<Vec<Value>> = Vec::new();
+    for terms in passes {
+        let expression = query.any_term_expression(&terms, scope);
+        for row in run(&expression, found.len() as i64 + limit)? {
+            let (Some(key), Some(id)) = (row[0].as_str(), row[1].as_i64()) else {
+                continue;
+            };
+            if rows.len() < wanted
+                && ids.insert(id)
+                && (!grouped || sessions.insert(key.to_owned()))
+            {
+                rows.push(row);
+            }
+        }
+        if rows.len() >= wanted {
+            break;
+        }
+    }
+    Ok(rows)
 }
 
 /// Messages `recent_complete.sql` looks at before it gives up.
@@ -344,6 +446,8 @@ fn hit(row: &[Value], query: &Query, redactor: &Redactor, snippet_chars: i64) ->
         timestamp: row[4].as_i64()?,
         snippet,
         score: -rank,
+        hits: row[9].as_i64(),
+        partial: false,
     })
 }
 
@@ -382,6 +486,8 @@ mod tests {
             timestamp: 0,
             snippet: snippet.into(),
             score: 1.0,
+            hits: None,
+            partial: false,
         }
     }
 

@@ -3,7 +3,8 @@
 -- indexing flag during a deferred backlog, and history windows.
 --
 -- `hits` shows, for each row of `probe`, the ids of the messages found,
--- sorted (or '-'); `truncated` is shown when set.
+-- sorted (or '-'), a partial match (not every term) marked `~`; `truncated`
+-- is shown when set.
 .bail off
 .echo on
 .load dist/session_search
@@ -28,8 +29,9 @@ INSERT INTO messages(id, session_key, role, content, created_at, message_id) VAL
 CREATE TEMP TABLE probe(query TEXT, options TEXT);
 CREATE TEMP VIEW hits AS
   SELECT query, options,
-         (SELECT ifnull(group_concat(id, ','), '-')
-          FROM (SELECT json_extract(r.value, '$.id') AS id
+         (SELECT ifnull(group_concat(id || mark, ','), '-')
+          FROM (SELECT json_extract(r.value, '$.id') AS id,
+                       iif(json_extract(r.value, '$.partial'), '~', '') AS mark
                 FROM json_each(sessions_search(query, options), '$.results') r ORDER BY 1)) AS ids,
          json_extract(sessions_search(query, options), '$.truncated') AS truncated
   FROM probe ORDER BY probe.rowid;
@@ -196,7 +198,15 @@ INSERT INTO probe VALUES
   ('stag*', '{"caller":"agent:main:cli:1"}'),
   ('col:umn ^start -minus +plus (paren) {brace}', '{"caller":"agent:main:cli:1"}'),
   ('DEPLOY', '{"caller":"agent:main:cli:1"}'),
-  ('deploy nonexistentword', '{"caller":"agent:main:cli:1"}');
+  ('deploy nonexistentword', '{"caller":"agent:main:cli:1"}'),
+  ('deploy OR nonexistentword', '{"caller":"agent:main:cli:1"}'),
+  ('staging OR second deploy', '{"caller":"agent:main:cli:1"}'),
+  ('staging nonexistentword', '{"caller":"agent:main:cli:1","limit":1}'),
+  ('deploy', '{"caller":"agent:main:cli:1","groupBy":"session","limit":2}'),
+  ('staging server deploy', '{"caller":"agent:main:cli:1","groupBy":"session"}');
+SELECT json_extract(value, '$.sessionKey'), json_extract(value, '$.id'), json_extract(value, '$.hits'), json_extract(value, '$.partial')
+FROM json_each(sessions_search('staging server deploy', '{"caller":"agent:main:cli:1","groupBy":"session"}'), '$.results');
+SELECT sessions_search('deploy', '{"caller":"agent:main:cli:1","groupBy":"sessions"}');
 SELECT * FROM hits;
 DELETE FROM probe;
 -- 4096 characters of noise (quotes, brackets, FTS5 operators) is a query;

@@ -76,4 +76,7 @@ SELECT count(*) FROM temp.vocab WHERE term IN ('hunter2hunter2xyz', 'q8vlm2pxz7r
 SELECT count(*) FROM temp.vocab WHERE term IN ('rotate', 'staging');
 SELECT json_extract(sessions_search('rotate', '{"caller":"agent:main:cli:1"}'), '$.results[0].snippet');
 SELECT sessions_search('Hunter2Hunter2xyz', '{"caller":"agent:main:cli:1"}');
-SELECT sessions_search('rotate Hunter2*', '{"caller":"agent:main:cli:1"}');
+-- A secret's prefix matches nothing either: only a partial match of the
+-- other word is found, as it would be with any absent word.
+SELECT sessions_search('rotate Hunter2*', '{"caller":"agent:main:cli:1"}') = sessions_search('rotate absentword', '{"caller":"agent:main:cli:1"}');
+SELECT count(*) FROM json_each(sessions_search('rotate Hunter2*', '{"caller":"agent:main:cli:1"}'), '$.results') WHERE json_extract(value, '$.partial') IS NULL;
