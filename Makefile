@@ -45,7 +45,7 @@ demo: build $(CLI)
 	$(SQLITE3) < demo/tokenizer.sql
 	CLI=$(CLI) SQLITE3=$(SQLITE3) bash demo/demo.sh
 
-test: lint test-build test-rust test-crates test-sql test-python test-node test-npm-package test-python-package
+test: lint test-build test-rust test-crates test-sql test-python test-mcp test-node test-npm-package test-python-package
 
 lint: deps
 	$(CARGO) fmt --all --check
@@ -73,6 +73,16 @@ test-sql: build
 
 test-python: build
 	$(PYTHON) -m unittest discover -s tests/python -v
+
+# `session-search mcp` driven over stdio by the official MCP Python SDK, in
+# a venv of $(PYTHON) made again when tests/mcp/requirements.txt changes.
+MCP_VENV = target/mcp-venv
+.PHONY: test-mcp
+test-mcp: build $(CLI) $(MCP_VENV)/.stamp
+	$(MCP_VENV)/bin/python -m unittest discover -s tests/mcp -v
+
+$(MCP_VENV)/.stamp: tests/mcp/requirements.txt
+	$(call py_venv,$(MCP_VENV),$(PYTHON),$<)
 
 # better-sqlite3 is installed without its install script (which would try to
 # download a prebuilt binary) and compiled from source against the headers of

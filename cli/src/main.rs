@@ -15,6 +15,8 @@
 
 #![deny(missing_docs)]
 
+mod mcp;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use rusqlite::OptionalExtension;
@@ -67,6 +69,9 @@ enum Command {
     History(HistoryArgs),
     /// List sessions, newest activity first
     List(ListArgs),
+    /// Serve sessions_search, sessions_history and sessions_list to an
+    /// agent as a Model Context Protocol server on stdin/stdout
+    Mcp(McpArgs),
     /// Counts, index state and the index integrity check
     Status {
         /// Print the JSON of sessions_status()
@@ -249,6 +254,22 @@ struct ListArgs {
     json: bool,
 }
 
+#[derive(Args)]
+struct McpArgs {
+    /// The session asking, pinned for every call [default:
+    /// $SESSION_SEARCH_CALLER; none: the database owner, who sees every
+    /// session]
+    #[arg(long, env = "SESSION_SEARCH_CALLER")]
+    caller: Option<String>,
+    /// Which sessions the caller sees [default: tree; needs --caller
+    /// unless all]
+    #[arg(long, value_enum, env = "SESSION_SEARCH_VISIBILITY")]
+    visibility: Option<VisibilityArg>,
+    /// Clamp the caller to its tree whatever --visibility says
+    #[arg(long)]
+    sandboxed: bool,
+}
+
 /// Why a command stopped early.
 enum Failure {
     /// An error, printed as one line on stderr.
@@ -287,8 +308,9 @@ impl From<std::io::Error> for Failure {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // Stdout is line-buffered, so its lines and the notes on stderr keep
-    // their order.
-    match run(cli, &mut std::io::stdout().lock()) {
+    // their order. It is locked per write, never for the whole run: the MCP
+    // server writes to it from another thread.
+    match run(cli, &mut std::io::stdout()) {
         Ok(()) | Err(Failure::Closed) => ExitCode::SUCCESS,
         Err(Failure::Message(message)) => {
             eprintln!("session-search: {message}");
@@ -307,6 +329,26 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
         Command::Search(args) => search(&open_existing(&db)?, &args, out),
         Command::History(args) => history(&open_existing(&db)?, &args, out),
         Command::List(args) => list(&open_existing(&db)?, &args, out),
+        Command::Mcp(args) => {
+            let viewer = match (args.caller, args.visibility) {
+                (None, None | Some(VisibilityArg::All)) => mcp::Viewer {
+                    caller: None,
+                    visibility: Visibility::All,
+                    sandboxed: false,
+                },
+                (None, Some(_)) => {
+                    return Err(Failure::Message(
+                        "--visibility other than all needs --caller <session_key>, the session whose view is used".into(),
+                    ))
+                }
+                (Some(caller), visibility) => mcp::Viewer {
+                    caller: Some(caller),
+                    visibility: visibility.map_or(Visibility::Tree, Visibility::from),
+                    sandboxed: args.sandboxed,
+                },
+            };
+            mcp::serve(open_existing(&db)?, viewer).map_err(Failure::Message)
+        }
         Command::Status { json } => status(&db, &open_existing(&db)?, json, out),
         Command::Reconcile => {
             let indexed = reconcile(&open_existing(&db)?)?;
