@@ -5,7 +5,8 @@
 -- NULL, ?5 / ?6 = since / until (unix ms) or NULL, ?7 = JSON array of
 -- session keys or NULL, ?8 = 'relevance' or 'recent', ?9 = limit, ?11 = 1
 -- to group by session (the best row of each session, with the number of
--- its rows in the window), else 0, ?10 =
+-- its rows in the window), else 0, ?12 = how many leading phrases of ?3
+-- are scored (NULL: all; the tier markers after them only select rows), ?10 =
 -- the window: only the ?10 newest matching messages (by id) that pass
 -- visibility and the filters are ranked or sorted by time (-1: all), which
 -- bounds the work of a query that matches much of the history.
@@ -28,7 +29,7 @@ FROM (
            ELSE 1 END AS nth
     FROM (
     SELECT m.id AS id, m.session_key AS session_key,
-           sessions_rank(session_search_fts, (SELECT ~min(id) FROM messages)) AS rank, m.created_at AS created_at
+           sessions_rank(session_search_fts, (SELECT ~min(id) FROM messages), ?12) AS rank, m.created_at AS created_at
     FROM session_search_fts f
     JOIN messages m ON m.id = ~f.rowid
     WHERE session_search_fts MATCH ?3

@@ -35,6 +35,23 @@ impl Value {
             _ => None,
         }
     }
+
+    /// The number, if this is an integer or a real.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Integer(i) => Some(*i as f64),
+            Value::Real(r) => Some(*r),
+            _ => None,
+        }
+    }
+
+    /// The bytes, if this is a blob.
+    pub fn as_blob(&self) -> Option<&[u8]> {
+        match self {
+            Value::Blob(b) => Some(b),
+            _ => None,
+        }
+    }
 }
 
 /// A double as SQLite renders it as text (`printf("%!.15g")`): 15

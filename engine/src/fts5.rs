@@ -11,6 +11,7 @@
 //! <https://sqlite.org/fts5.html#custom_auxiliary_functions>.
 
 use crate::rank::{estimate_hits, Bm25, RankTotals};
+use crate::tiers;
 use crate::tokenizer::{Options, Tokenizer};
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr};
@@ -24,6 +25,12 @@ const SQLITE_OK: c_int = 0;
 const SQLITE_ERROR: c_int = 1;
 const SQLITE_INTEGER: c_int = 1;
 const SQLITE_DONE: c_int = 101;
+/// `xTokenize` flag: the text is a query.
+const FTS5_TOKENIZE_QUERY: c_int = 0x0001;
+/// `xTokenize` flag: the text is a document being indexed or deleted.
+const FTS5_TOKENIZE_DOCUMENT: c_int = 0x0004;
+/// `xToken` flag: the token is at the same position as the previous one.
+const FTS5_TOKEN_COLOCATED: c_int = 0x0001;
 
 /// Opaque tokenizer instance (`Fts5Tokenizer` in `fts5.h`).
 #[repr(C)]
@@ -230,7 +237,7 @@ unsafe extern "C" fn x_delete(tokenizer: *mut Fts5Tokenizer) {
 unsafe extern "C" fn x_tokenize(
     tokenizer: *mut Fts5Tokenizer,
     ctx: *mut c_void,
-    _flags: c_int,
+    flags: c_int,
     text: *const c_char,
     text_len: c_int,
     x_token: Option<TokenCallback>,
@@ -249,14 +256,14 @@ unsafe extern "C" fn x_tokenize(
     // SAFETY: the pointer came from x_create and is alive until x_delete.
     let instance = unsafe { &*tokenizer.cast::<Instance>() };
     let result = catch_unwind(AssertUnwindSafe(|| {
-        let mut emit = |token: crate::tokenizer::Token<'_>| {
+        let mut emit = |token: crate::tokenizer::Token<'_>, colocated: bool| {
             // Lengths and offsets fit: the text is at most `c_int::MAX` long.
             // SAFETY: `x_token` and `ctx` are the pair FTS5 gave us; the token
             // text is valid for the call.
             let rc = unsafe {
                 x_token(
                     ctx,
-                    0,
+                    if colocated { FTS5_TOKEN_COLOCATED } else { 0 },
                     token.text.as_ptr().cast(),
                     token.text.len() as c_int,
                     token.start as c_int,
@@ -269,10 +276,21 @@ unsafe extern "C" fn x_tokenize(
                 Err(rc)
             }
         };
+        let mut run = |tokenizer: &mut Tokenizer| {
+            if flags & FTS5_TOKENIZE_DOCUMENT != 0 {
+                tiers::tokenize_document(tokenizer, bytes, &mut emit)
+            } else if flags & FTS5_TOKENIZE_QUERY != 0
+                && tiers::tokenize_query_marker(tokenizer, bytes, &mut |t| emit(t, false))?
+            {
+                Ok(())
+            } else {
+                tokenizer.tokenize(bytes, &mut |t| emit(t, false))
+            }
+        };
         match instance.tokenizer.try_borrow_mut() {
-            Ok(mut tokenizer) => tokenizer.tokenize(bytes, &mut emit),
+            Ok(mut tokenizer) => run(&mut tokenizer),
             // Re-entered from inside `x_token`: use fresh scratch buffers.
-            Err(_) => Tokenizer::new(instance.options).tokenize(bytes, &mut emit),
+            Err(_) => run(&mut Tokenizer::new(instance.options)),
         }
     }));
     match result {
@@ -348,12 +366,14 @@ pub struct Routines {
     pub result_error_code: unsafe extern "C" fn(*mut c_void, c_int),
 }
 
-/// Registers `sessions_rank(fts [, last_rowid])`: BM25 over the first
+/// Registers `sessions_rank(fts [, last_rowid [, ranked]])`: BM25 over the first
 /// column only (the message text), so the scope words of the second column
 /// neither count in a message's length nor cost a pass over their long
 /// doclists. With `last_rowid` (the largest rowid in the index), the row
 /// count of a phrase in more than [`HIT_SAMPLE`] rows is estimated from the
 /// first ones (see [`crate::rank::estimate_hits`]) instead of counted.
+/// With `ranked`, only the query's first `ranked` phrases are scored: the
+/// tier markers that follow them (see [`crate::tiers`]) only select rows.
 ///
 /// # Safety
 ///
@@ -401,15 +421,22 @@ unsafe extern "C" fn x_rank(
     // SAFETY: FTS5 calls with its live extension API and cursor context; the
     // user data is the `&'static Routines` given at registration; `args`
     // holds `arg_count` protected values.
-    let (api, routines, last_rowid) = unsafe {
+    let (api, routines, last_rowid, ranked) = unsafe {
         let api = &*api;
         let routines = &*(api.x_user_data)(fts).cast::<Routines>();
-        let last_rowid = (arg_count >= 1 && (routines.value_type)(*args) == SQLITE_INTEGER)
-            .then(|| (routines.value_int64)(*args));
-        (api, routines, last_rowid)
+        let integer = |n: c_int| {
+            if arg_count <= n {
+                return None;
+            }
+            let arg = *args.add(n as usize);
+            ((routines.value_type)(arg) == SQLITE_INTEGER).then(|| (routines.value_int64)(arg))
+        };
+        (api, routines, integer(0), integer(1))
     };
     // SAFETY: the pair (`api`, `fts`) is valid for this call.
-    let rank = catch_unwind(AssertUnwindSafe(|| unsafe { rank(api, fts, last_rowid) }));
+    let rank = catch_unwind(AssertUnwindSafe(|| unsafe {
+        rank(api, fts, last_rowid, ranked)
+    }));
     // SAFETY: `result` is this call's sqlite3_context.
     unsafe {
         match rank {
@@ -429,6 +456,7 @@ unsafe fn rank(
     api: &Fts5ExtensionApi,
     fts: *mut Fts5Context,
     last_rowid: Option<i64>,
+    ranked: Option<i64>,
 ) -> Result<f64, c_int> {
     let ok = |rc: c_int| if rc == SQLITE_OK { Ok(()) } else { Err(rc) };
     // SAFETY: every call passes FTS5's own context and valid out-pointers;
@@ -440,7 +468,10 @@ unsafe fn rank(
             let mut tokens = 0;
             ok((api.x_row_count)(fts, &mut rows))?;
             ok((api.x_column_total_size)(fts, 0, &mut tokens))?;
-            let phrases = usize::try_from((api.x_phrase_count)(fts)).unwrap_or(0);
+            let mut phrases = usize::try_from((api.x_phrase_count)(fts)).unwrap_or(0);
+            if let Some(ranked) = ranked.and_then(|n| usize::try_from(n).ok()) {
+                phrases = phrases.min(ranked);
+            }
             let fresh = Box::into_raw(Box::new(Bm25::new(RankTotals { rows, tokens }, phrases)));
             ok((api.x_set_auxdata)(fts, fresh.cast(), Some(drop_bm25)))?;
             bm25 = fresh;

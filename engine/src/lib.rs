@@ -29,6 +29,7 @@ pub mod scope;
 pub mod search;
 pub mod sql_functions;
 pub mod store;
+pub mod tiers;
 pub mod tokenizer;
 
 /// The crate version, as reported by `sessions_version()`.

@@ -10,6 +10,7 @@
 //! unbalanced quotes are all just text. Terms with no letters or digits are
 //! dropped.
 
+use crate::tiers;
 use crate::tokenizer::{Options, Tokenizer};
 use std::fmt;
 use std::ops::Range;
@@ -105,7 +106,13 @@ impl Query {
             };
             let text: String = raw
                 .chars()
-                .map(|c| if c.is_control() || c == '"' { ' ' } else { c })
+                .map(|c| {
+                    if c.is_control() || c == '"' || c == tiers::MARKER {
+                        ' '
+                    } else {
+                        c
+                    }
+                })
                 .collect();
             let tokens: Vec<String> = tokenizer
                 .tokens(text.as_bytes())
@@ -165,6 +172,28 @@ impl Query {
             .collect::<Vec<_>>()
             .join(" AND ");
         Self::scoped(terms, scope)
+    }
+
+    /// The one word of a query that is a single word (no phrase, prefix or
+    /// alternative): the queries the impact tiers rank exactly.
+    pub fn single_word(&self) -> Option<&Term> {
+        match (self.terms.as_slice(), self.clauses.as_slice()) {
+            ([term], [_]) if term.tokens.len() == 1 && !term.prefix => Some(term),
+            _ => None,
+        }
+    }
+
+    /// The expression of [`Query::single_word`] limited to the messages in
+    /// which it weighs enough for one of the tiers `0..=tier` (see
+    /// [`crate::tiers`]): the word first, the only phrase to score, then its
+    /// markers.
+    pub fn tier_expression(&self, tier: usize, scope: Option<&str>) -> Option<String> {
+        let word = self.single_word()?;
+        let markers: Vec<String> = (0..=tier)
+            .map(|t| format!("\"{}\"", tiers::marker(t, &word.text)))
+            .collect();
+        let terms = format!("\"{}\" AND ({})", word.text, markers.join(" OR "));
+        Some(Self::scoped(terms, scope))
     }
 
     /// Whether some hits of [`Query::fts5_expression`] may miss a term, so

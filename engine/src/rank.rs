@@ -4,9 +4,9 @@
 //! The C glue that feeds it is in [`crate::fts5`].
 
 /// FTS5's `k1`: how quickly repeated occurrences stop adding to the score.
-const K1: f64 = 1.2;
+pub(crate) const K1: f64 = 1.2;
 /// FTS5's `b`: how much a long message is penalised.
-const B: f64 = 0.75;
+pub(crate) const B: f64 = 0.75;
 /// FTS5's floor for the IDF of a phrase found in most rows.
 const MIN_IDF: f64 = 1e-6;
 
@@ -17,6 +17,42 @@ pub struct RankTotals {
     pub rows: i64,
     /// Tokens of the text column in all rows.
     pub tokens: i64,
+}
+
+impl RankTotals {
+    /// The totals stored in FTS5's averages record (the `_data` row with id
+    /// 1): SQLite varints, the row count and then each column's token count;
+    /// the text column is the first.
+    pub fn from_averages(record: &[u8]) -> Option<RankTotals> {
+        let mut rest = record;
+        let mut next = || {
+            let mut value: u64 = 0;
+            for n in 0..9 {
+                let (&byte, tail) = rest.split_first()?;
+                rest = tail;
+                if n == 8 {
+                    return Some(value << 8 | u64::from(byte));
+                }
+                value = value << 7 | u64::from(byte & 0x7f);
+                if byte & 0x80 == 0 {
+                    return Some(value);
+                }
+            }
+            None
+        };
+        let rows = i64::try_from(next()?).ok()?;
+        let tokens = i64::try_from(next()?).ok()?;
+        Some(RankTotals { rows, tokens })
+    }
+
+    /// Tokens per row of the text column (1 for an empty index).
+    pub fn average_length(self) -> f64 {
+        if self.rows <= 0 || self.tokens <= 0 {
+            1.0
+        } else {
+            self.tokens as f64 / self.rows as f64
+        }
+    }
 }
 
 /// The per-query state of BM25: the totals and, per phrase, its IDF once
@@ -113,6 +149,22 @@ mod tests {
             bm25.set_hits(phrase, h as f64);
         }
         bm25
+    }
+
+    #[test]
+    fn the_averages_record_gives_the_totals() {
+        // 300 rows (a two-byte varint), 70 000 tokens (three bytes), scope.
+        let record = [0x82, 0x2c, 0x84, 0xa2, 0x70, 0x05];
+        let totals = RankTotals::from_averages(&record).unwrap();
+        assert_eq!(
+            totals,
+            RankTotals {
+                rows: 300,
+                tokens: 70_000
+            }
+        );
+        assert!((totals.average_length() - 70_000.0 / 300.0).abs() < 1e-9);
+        assert_eq!(RankTotals::from_averages(&[0x82]), None);
     }
 
     #[test]

@@ -5,10 +5,12 @@ use crate::db::{Connection, Value};
 use crate::error::{Error, Result};
 use crate::excerpt::excerpt;
 use crate::query::Query;
+use crate::rank::RankTotals;
 use crate::redact::Redactor;
 use crate::role::Role;
 use crate::scope::{self, Visibility};
 use crate::store;
+use crate::tiers;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
@@ -17,6 +19,9 @@ const SEARCH_SQL: &str = concat!(
     include_str!("../sql/search.sql")
 );
 const RECENT_COMPLETE_SQL: &str = include_str!("../sql/recent_complete.sql");
+
+/// FTS5's averages record of the index: its row and token totals.
+const AVERAGES_SQL: &str = "SELECT block FROM session_search_fts_data WHERE id = 1";
 
 /// How many rows (at most ?2) match FTS5 expression ?1: enough to tell a
 /// rare term from a common one without counting all of a common one.
@@ -239,7 +244,7 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
     let visibility = scope::effective(options.visibility, options.sandboxed);
     let scope_word = scope::scope_word(db, &caller, visibility)?;
     let grouped = options.group_by == Some(GroupBy::Session);
-    let run = |expression: &str, order: Order, limit: i64, window: i64| {
+    let run = |expression: &str, order: Order, limit: i64, window: i64, ranked: Option<i64>| {
         db.query(
             SEARCH_SQL,
             &[
@@ -257,14 +262,27 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
                 (limit + 1).into(),
                 window.into(),
                 i64::from(grouped).into(),
+                ranked.map_or(Value::Null, Value::Integer),
             ],
         )
     };
     let expression = query.fts5_expression(scope_word.as_deref());
     let rows = match options.order {
-        Order::Relevance => run(&expression, Order::Relevance, limit, rank_window)?,
+        Order::Relevance => {
+            let tiered = match grouped {
+                false => exact_by_tiers(db, &query, scope_word.as_deref(), limit, |tiered| {
+                    run(tiered, Order::Relevance, limit, -1, Some(1))
+                })?,
+                // A session's hit count needs all its hits, not the tiers'.
+                true => None,
+            };
+            match tiered {
+                Some(rows) => rows,
+                None => run(&expression, Order::Relevance, limit, rank_window, None)?,
+            }
+        }
         Order::Recent => newest(db, limit, |window| {
-            run(&expression, Order::Recent, limit, window)
+            run(&expression, Order::Recent, limit, window, None)
         })?,
     };
     let more = rows.len() as i64 > limit;
@@ -280,7 +298,7 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
             scope_word.as_deref(),
             (limit, rank_window, grouped),
             &hits,
-            |expression, n| run(expression, Order::Relevance, n, rank_window),
+            |expression, n| run(expression, Order::Relevance, n, rank_window, None),
         )?;
         hits.extend(
             fill.iter()
@@ -298,6 +316,44 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
         indexing,
         warning: indexing.then(|| INDEXING_WARNING.to_owned()),
     })
+}
+
+/// The rows of a one-word query ranked exactly from the impact tiers (see
+/// [`tiers`]): the tiers are widened one at a time until the page's last
+/// hit scores at least what any message outside them can, with one more
+/// hit to tell that the page is full. `None` when the query is not one word
+/// or no tier proves its page (the caller then ranks the newest matches).
+fn exact_by_tiers(
+    db: &dyn Connection,
+    query: &Query,
+    scope: Option<&str>,
+    limit: i64,
+    run: impl Fn(&str) -> std::result::Result<Vec<Vec<Value>>, crate::db::SqlError>,
+) -> Result<Option<Vec<Vec<Value>>>> {
+    if query.single_word().is_none() {
+        return Ok(None);
+    }
+    let record = db.query_value(AVERAGES_SQL, &[])?;
+    let Some(totals) = record.as_blob().and_then(RankTotals::from_averages) else {
+        return Ok(None);
+    };
+    let average = totals.average_length();
+    for (tier, &floor) in tiers::TIER_FLOORS.iter().enumerate() {
+        let Some(expression) = query.tier_expression(tier, scope) else {
+            return Ok(None);
+        };
+        let rows = run(&expression)?;
+        let last_score = rows
+            .get(limit as usize - 1)
+            .and_then(|row| row[5].as_f64())
+            .map(|rank| -rank);
+        if rows.len() as i64 > limit
+            && last_score.is_some_and(|s| s >= tiers::bound(floor, average))
+        {
+            return Ok(Some(rows));
+        }
+    }
+    Ok(None)
 }
 
 /// The rows of the best any-term matches that are not among `found` (nor,
@@ -431,11 +487,7 @@ fn hit(row: &[Value], query: &Query, redactor: &Redactor, snippet_chars: i64) ->
         usize::try_from(snippet_chars).ok()?,
     );
     let id = row[1].as_i64()?;
-    let rank = match row[5] {
-        Value::Real(r) => r,
-        Value::Integer(i) => i as f64,
-        _ => 0.0,
-    };
+    let rank = row[5].as_f64().unwrap_or(0.0);
     Some(Hit {
         session_key: row[0].as_str()?.to_owned(),
         message_id: row[2]

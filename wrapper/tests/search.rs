@@ -1148,3 +1148,43 @@ fn history_max_chars_and_max_bytes_cut_and_say_so() {
     let whole = history(&store, key, &history_options(key));
     assert!(!whole.truncated);
 }
+
+#[test]
+fn one_word_ranking_is_exhaustive_bm25_whatever_the_age_of_the_best_hits() {
+    let store = store();
+    session(&store, "main:a", "main", None);
+    session(&store, "main:b", "main", Some("main:a"));
+    session(&store, "other:c", "other", None);
+    // The best hits are the oldest: short messages that repeat the word.
+    let planted: Vec<i64> = (0..3)
+        .map(|i| say(&store, "main:b", Role::User, "deploy deploy now", i))
+        .collect();
+    // Then far more than a rank window of newer, longer matches, some of
+    // them short enough to be in a tier too.
+    let mut rng = Rng(0x5eed);
+    let keys = ["main:a", "main:b", "other:c"];
+    for i in 0..2500 {
+        let words: Vec<String> = (0..4 + rng.below(80))
+            .map(|_| rng.string("abcdefgh", 3))
+            .collect();
+        let text = format!("{} deploy {}", words.join(" "), words[0]);
+        say(&store, keys[i % 3], Role::Assistant, &text, 10 + i as i64);
+    }
+    for visibility in [Visibility::Tree, Visibility::Agent, Visibility::All] {
+        for word in ["deploy", "now"] {
+            let default = search(&store, word, &with("main:a", visibility, 10));
+            let exhaustive = search(
+                &store,
+                word,
+                &SearchOptions {
+                    rank_window: Some(100_000_000),
+                    ..with("main:a", visibility, 10)
+                },
+            );
+            assert_eq!(ids(&default), ids(&exhaustive), "{word} {visibility:?}");
+            assert_eq!(default.truncated, exhaustive.truncated);
+        }
+        let found = ids(&search(&store, "deploy", &with("main:a", visibility, 10)));
+        assert!(planted.iter().all(|id| found.contains(id)), "{found:?}");
+    }
+}

@@ -1,0 +1,259 @@
+//! Impact tiers: exact BM25 ranking of a one-word query without ranking
+//! every message that holds the word.
+//!
+//! For one word, a message's BM25 is its weight `tf·(k1+1) / (tf +
+//! k1·(1-b+b·len/avg))`, which depends only on how often the word occurs
+//! (`tf`) and the message's length. When a message is indexed, each word
+//! whose weight against a fixed [`REFERENCE_LENGTH`] reaches a tier's floor
+//! ([`TIER_FLOORS`], best first) also gets a marker token of that tier,
+//! colocated with its first occurrence (so it counts in no length). A
+//! search ranks the messages of the best tier, then of the best two, and so
+//! on, and stops as soon as the page's last hit scores at least
+//! [`bound`]: the best score any message outside those tiers can have under
+//! the index's real average length. Its page is then exactly the top of
+//! exhaustive BM25; if no tier proves it, the search ranks as before. The
+//! reference length is a constant, so the markers of a text never change:
+//! deleting or re-indexing it removes exactly what was written, on every
+//! replica.
+
+use crate::rank::{B, K1};
+use crate::tokenizer::{Token, Tokenizer, RUN_BOUNDARY};
+use std::collections::HashMap;
+
+/// Starts a marker token; never part of an indexed word (a private-use
+/// character, which is no word character), and taken out of queries.
+pub const MARKER: char = '\u{E000}';
+
+/// The message length, in tokens, that tier weights are computed against.
+pub const REFERENCE_LENGTH: f64 = 64.0;
+
+/// The lowest weight of each tier, best first (a weight is at most
+/// `k1 + 1` = 2.2; one occurrence in an empty message weighs 1.69).
+pub const TIER_FLOORS: [f64; 5] = [1.75, 1.6, 1.45, 1.3, 1.15];
+
+/// A word's BM25 weight without IDF: `tf` occurrences in a message of
+/// `length` tokens, when the average is `average`.
+pub fn weight(tf: f64, length: f64, average: f64) -> f64 {
+    tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / average))
+}
+
+/// The best tier whose floor the weight against [`REFERENCE_LENGTH`]
+/// reaches, if any.
+pub fn tier(tf: u32, length: usize) -> Option<usize> {
+    let weight = weight(f64::from(tf), length as f64, REFERENCE_LENGTH);
+    TIER_FLOORS.iter().position(|&floor| weight >= floor)
+}
+
+/// The marker token of `token` in `tier`.
+pub fn marker(tier: usize, token: &str) -> String {
+    let mut marker = String::with_capacity(token.len() + 4);
+    push_marker(&mut marker, tier, token);
+    marker
+}
+
+fn push_marker(out: &mut String, tier: usize, token: &str) {
+    out.push(MARKER);
+    out.push(char::from(b'1' + tier as u8));
+    out.push_str(token);
+}
+
+/// The largest score (weight under `average`) of a message outside the
+/// tiers down to `floor`: any `tf` with a length long enough that its
+/// weight against [`REFERENCE_LENGTH`] stays below `floor`.
+pub fn bound(floor: f64, average: f64) -> f64 {
+    let average = average.max(f64::MIN_POSITIVE);
+    // The shortest length below the floor for `tf`, as a real number.
+    let shortest = |tf: f64| {
+        (REFERENCE_LENGTH * (tf * ((K1 + 1.0) / floor - 1.0) - K1 * (1.0 - B)) / (K1 * B)).max(0.0)
+    };
+    // For large tf the score tends to (k1+1)/c; in between, the maximum is
+    // at a small tf, as the score is monotonic in tf once `shortest` > 0.
+    let ratio = REFERENCE_LENGTH / average;
+    let limit = (K1 + 1.0) / (1.0 + ratio * ((K1 + 1.0) / floor - 1.0));
+    (1..=64)
+        .map(|tf| {
+            let tf = f64::from(tf);
+            weight(tf, shortest(tf), average)
+        })
+        .fold(limit, f64::max)
+}
+
+/// Tokenizes a document as `tokenizer` does and adds the tier markers:
+/// `emit` gets each token with `false`, and after the first occurrence of
+/// a word in a tier its marker with `true` (colocated).
+pub fn tokenize_document<E>(
+    tokenizer: &mut Tokenizer,
+    text: &[u8],
+    emit: &mut dyn FnMut(Token<'_>, bool) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut arena = String::new();
+    let mut spans: Vec<(usize, usize, usize, usize)> = Vec::new();
+    let _ = tokenizer.tokenize::<()>(text, &mut |token| {
+        let at = arena.len();
+        arena.push_str(token.text);
+        spans.push((at, arena.len(), token.start, token.end));
+        Ok(())
+    });
+    let mut counts: HashMap<&str, (u32, bool)> = HashMap::with_capacity(spans.len());
+    for &(from, to, ..) in &spans {
+        counts.entry(&arena[from..to]).or_default().0 += 1;
+    }
+    let length = spans.len();
+    let mut marker_text = String::new();
+    for &(from, to, start, end) in &spans {
+        let text = &arena[from..to];
+        emit(Token { text, start, end }, false)?;
+        if text == RUN_BOUNDARY {
+            continue;
+        }
+        let Some((tf, marked)) = counts.get_mut(text) else {
+            continue;
+        };
+        if std::mem::replace(marked, true) {
+            continue;
+        }
+        if let Some(tier) = tier(*tf, length) {
+            marker_text.clear();
+            push_marker(&mut marker_text, tier, text);
+            emit(
+                Token {
+                    text: &marker_text,
+                    start,
+                    end,
+                },
+                true,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// In a query, a string that starts with a marker (`MARKER`, a tier digit,
+/// then one word) is that marker token: emits it and returns true.
+/// Anything else returns false and emits nothing.
+pub fn tokenize_query_marker<E>(
+    tokenizer: &mut Tokenizer,
+    text: &[u8],
+    emit: &mut dyn FnMut(Token<'_>) -> Result<(), E>,
+) -> Result<bool, E> {
+    let Ok(text) = std::str::from_utf8(text) else {
+        return Ok(false);
+    };
+    let Some(rest) = text.strip_prefix(MARKER) else {
+        return Ok(false);
+    };
+    let mut chars = rest.chars();
+    let Some(tier) = chars
+        .next()
+        .and_then(|c| c.to_digit(10))
+        .and_then(|d| (d as usize).checked_sub(1))
+        .filter(|&t| t < TIER_FLOORS.len())
+    else {
+        return Ok(false);
+    };
+    let tokens = tokenizer.tokens(chars.as_str().as_bytes());
+    let [(word, ..)] = tokens.as_slice() else {
+        return Ok(false);
+    };
+    emit(Token {
+        text: &marker(tier, word),
+        start: 0,
+        end: text.len(),
+    })?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokenizer::Options;
+
+    fn document(text: &str) -> Vec<(String, bool)> {
+        let mut tokenizer = Tokenizer::new(Options {
+            remove_diacritics: true,
+            cjk: true,
+        });
+        let mut out = Vec::new();
+        tokenize_document::<()>(&mut tokenizer, text.as_bytes(), &mut |t, colocated| {
+            out.push((t.text.to_owned(), colocated));
+            Ok(())
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn short_messages_mark_their_words_once_after_the_first_occurrence() {
+        let tokens = document("Deploy deploy now");
+        assert_eq!(
+            tokens,
+            [
+                ("deploy".to_owned(), false),
+                (marker(tier(2, 3).unwrap(), "deploy"), true),
+                ("deploy".to_owned(), false),
+                ("now".to_owned(), false),
+                (marker(tier(1, 3).unwrap(), "now"), true),
+            ]
+        );
+        assert!(tier(2, 3).unwrap() < tier(1, 3).unwrap());
+    }
+
+    #[test]
+    fn long_messages_mark_only_words_they_repeat() {
+        let text = format!("{} once release release release", "word ".repeat(60));
+        let marked: Vec<String> = document(&text)
+            .into_iter()
+            .filter(|(_, colocated)| *colocated)
+            .map(|(t, _)| t)
+            .collect();
+        assert_eq!(
+            marked,
+            [
+                marker(tier(60, 64).unwrap(), "word"),
+                marker(tier(3, 64).unwrap(), "release")
+            ]
+        );
+        assert!(tier(1, 64).is_none());
+    }
+
+    #[test]
+    fn the_bound_is_above_every_weight_outside_the_tiers() {
+        for average in [8.0, 40.0, 64.0, 100.0, 900.0] {
+            for (index, &floor) in TIER_FLOORS.iter().enumerate() {
+                let bound = bound(floor, average);
+                for tf in 1..300u32 {
+                    for length in 0..3000usize {
+                        if tier(tf, length).is_none_or(|t| t > index) {
+                            let w = weight(f64::from(tf), length as f64, average);
+                            assert!(w <= bound + 1e-12, "{tf} {length} {average} {floor}");
+                        }
+                    }
+                }
+                // And not far above: some message outside reaches near it.
+                assert!(bound < K1 + 1.0);
+            }
+        }
+    }
+
+    #[test]
+    fn query_markers_fold_their_word() {
+        let mut tokenizer = Tokenizer::new(Options::default());
+        let mut out = Vec::new();
+        let text = format!("{MARKER}2Café");
+        let found = tokenize_query_marker::<()>(&mut tokenizer, text.as_bytes(), &mut |t| {
+            out.push(t.text.to_owned());
+            Ok(())
+        })
+        .unwrap();
+        assert!(found);
+        assert_eq!(out, [marker(1, "cafe")]);
+        for plain in ["café", "\u{E000}9x", "\u{E000}1two words"] {
+            assert!(!tokenize_query_marker::<()>(
+                &mut tokenizer,
+                plain.as_bytes(),
+                &mut |_| Ok(())
+            )
+            .unwrap());
+        }
+    }
+}
