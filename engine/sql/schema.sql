@@ -47,26 +47,35 @@ CREATE TABLE IF NOT EXISTS session_search_moves(
 -- The scope of each session: the words a search adds to its FTS5 query so
 -- that the index itself skips messages the caller cannot see. 'a' and the
 -- hex of the session's agent_id, then 't' and the hex of its own key and of
--- every key above it in its spawned_by chain. A `tree` search for X asks for
--- 't' || hex(X), an `agent` search for 'a' || hex(agent). The tokens only
--- narrow what FTS5 reads: visible.sql still decides what is visible, so a
--- stale token (a session deleted above) can cost time, never leak text.
+-- the keys in its spawned_by chain at most 3 levels below the chain's top,
+-- so a message carries at most 6 scope words however deep its session is.
+-- A `tree` search for X asks for 't' || hex(X) when X is at most 3 levels
+-- deep, else for the word of its ancestor 3 levels deep (sql/scope_word.sql),
+-- and an `agent` search for 'a' || hex(agent). The tokens only narrow what
+-- FTS5 reads: visible.sql still decides what is visible, so a wider word (a
+-- deep caller's ancestor) or a stale one (a session deleted above) can cost
+-- time, never leak text.
 CREATE TABLE IF NOT EXISTS session_search_scopes(
   session_key TEXT PRIMARY KEY,
   scope       TEXT NOT NULL
 ) WITHOUT ROWID;
 
--- The scope every session should have, from the sessions table as it is now
--- (UNION stops at a cycle of spawned_by).
+-- The scope every session should have, from the sessions table as it is
+-- now. The walk up spawned_by numbers its steps; a chain that has not ended
+-- after 1000 steps (a spawned_by cycle) takes every key on it, so the
+-- sessions below a cycle carry the word of every session of it.
 CREATE VIEW IF NOT EXISTS session_search_scope_of(session_key, scope) AS
   SELECT s.session_key,
          'a' || lower(hex(s.agent_id)) || ' ' || (
-           WITH RECURSIVE up(key) AS (
-             SELECT s.session_key
-             UNION
-             SELECT p.spawned_by FROM sessions p JOIN up ON p.session_key = up.key
-             WHERE p.spawned_by IS NOT NULL)
-           SELECT group_concat('t' || lower(hex(key)), ' ') FROM up)
+           WITH RECURSIVE up(key, n) AS (
+             SELECT s.session_key, 0
+             UNION ALL
+             SELECT p.spawned_by, up.n + 1 FROM sessions p JOIN up ON p.session_key = up.key
+             WHERE p.spawned_by IS NOT NULL AND up.n < 1000),
+           top(n) AS (SELECT max(n) FROM up)
+           SELECT replace(group_concat(DISTINCT 't' || lower(hex(key))), ',', ' ')
+           FROM up, top
+           WHERE up.n = 0 OR top.n - up.n <= 3 OR top.n >= 1000)
   FROM sessions s;
 
 -- The redacted text and scope of every message that is in the index, as

@@ -65,6 +65,8 @@ pub fn caller(db: &dyn Connection, function: &str, caller: Option<&str>) -> Resu
     Ok(caller.to_owned())
 }
 
+const TREE_SCOPE_WORD_SQL: &str = include_str!("../sql/scope_word.sql");
+
 /// The word a search adds to its FTS5 query so that the index itself skips
 /// what `visibility` hides from `caller` (see `session_search_scopes` in
 /// `sql/schema.sql`); `None` for `all`. It only narrows the work:
@@ -78,15 +80,17 @@ pub fn scope_word(
     caller: &str,
     visibility: Visibility,
 ) -> Result<Option<String>> {
-    let column = match visibility {
+    let sql = match visibility {
         Visibility::All => return Ok(None),
-        Visibility::Own | Visibility::Tree => "'t' || lower(hex(session_key))",
-        Visibility::Agent => "'a' || lower(hex(agent_id))",
+        Visibility::Own => {
+            "SELECT 't' || lower(hex(session_key)) FROM sessions WHERE session_key = ?1"
+        }
+        Visibility::Tree => TREE_SCOPE_WORD_SQL,
+        Visibility::Agent => {
+            "SELECT 'a' || lower(hex(agent_id)) FROM sessions WHERE session_key = ?1"
+        }
     };
-    let word = db.query_value(
-        &format!("SELECT {column} FROM sessions WHERE session_key = ?1"),
-        &[caller.into()],
-    )?;
+    let word = db.query_value(sql, &[caller.into()])?;
     Ok(word.as_str().map(str::to_owned))
 }
 

@@ -1188,3 +1188,44 @@ fn one_word_ranking_is_exhaustive_bm25_whatever_the_age_of_the_best_hits() {
         assert!(planted.iter().all(|id| found.contains(id)), "{found:?}");
     }
 }
+
+#[test]
+fn deep_spawn_chains_carry_a_bounded_scope_and_trees_stay_exact() {
+    let store = store();
+    let chain: Vec<String> = (0..12).map(|d| format!("chain:{d}")).collect();
+    for (depth, key) in chain.iter().enumerate() {
+        let parent = depth.checked_sub(1).map(|p| chain[p].as_str());
+        session(&store, key, "main", parent);
+        say(
+            &store,
+            key,
+            Role::User,
+            "deploy at this depth",
+            depth as i64,
+        );
+    }
+    session(&store, "aside", "main", Some("chain:2"));
+    say(&store, "aside", Role::User, "deploy beside the chain", 100);
+    // At most the agent, the session and the top four levels of its chain.
+    let words: String = store
+        .connection()
+        .query_row(
+            "SELECT scope FROM session_search_scopes WHERE session_key = 'chain:11'",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(words.split(' ').count(), 6, "{words}");
+    for depth in [0, 2, 3, 4, 7, 11] {
+        let found = keys(&search(
+            &store,
+            "deploy",
+            &with(&chain[depth], Visibility::Tree, 25),
+        ));
+        let mut expected: BTreeSet<String> = chain[depth..].iter().cloned().collect();
+        if depth <= 2 {
+            expected.insert("aside".into());
+        }
+        assert_eq!(found, expected, "caller at depth {depth}");
+    }
+}
