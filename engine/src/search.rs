@@ -20,6 +20,12 @@ const SEARCH_SQL: &str = concat!(
 );
 const RECENT_COMPLETE_SQL: &str = include_str!("../sql/recent_complete.sql");
 
+/// Matches the tier queries of one search rank at most, over all tiers
+/// tried: a word so common that its tiers hold more is ranked over its
+/// newest `rankWindow` matches instead, so no search ranks more than this
+/// plus its window.
+const TIER_BUDGET: i64 = 5000;
+
 /// FTS5's averages record of the index: its row and token totals.
 const AVERAGES_SQL: &str = "SELECT block FROM session_search_fts_data WHERE id = 1";
 
@@ -270,9 +276,13 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
     let rows = match options.order {
         Order::Relevance => {
             let tiered = match grouped {
-                false => exact_by_tiers(db, &query, scope_word.as_deref(), limit, |tiered| {
-                    run(tiered, Order::Relevance, limit, -1, Some(1))
-                })?,
+                false => exact_by_tiers(
+                    db,
+                    &query,
+                    scope_word.as_deref(),
+                    limit,
+                    |tiered, window| run(tiered, Order::Relevance, limit, window, Some(1)),
+                )?,
                 // A session's hit count needs all its hits, not the tiers'.
                 true => None,
             };
@@ -321,14 +331,16 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
 /// The rows of a one-word query ranked exactly from the impact tiers (see
 /// [`tiers`]): the tiers are widened one at a time until the page's last
 /// hit scores at least what any message outside them can, with one more
-/// hit to tell that the page is full. `None` when the query is not one word
-/// or no tier proves its page (the caller then ranks the newest matches).
+/// hit to tell that the page is full. `None` when the query is not one word,
+/// no tier proves its page, or the tiers tried hold more than
+/// [`TIER_BUDGET`] visible matches (the caller then ranks the newest
+/// matches).
 fn exact_by_tiers(
     db: &dyn Connection,
     query: &Query,
     scope: Option<&str>,
     limit: i64,
-    run: impl Fn(&str) -> std::result::Result<Vec<Vec<Value>>, crate::db::SqlError>,
+    run: impl Fn(&str, i64) -> std::result::Result<Vec<Vec<Value>>, crate::db::SqlError>,
 ) -> Result<Option<Vec<Vec<Value>>>> {
     if query.single_word().is_none() {
         return Ok(None);
@@ -338,11 +350,18 @@ fn exact_by_tiers(
         return Ok(None);
     };
     let average = totals.average_length();
+    let mut budget = TIER_BUDGET;
     for (tier, &floor) in tiers::TIER_FLOORS.iter().enumerate() {
         let Some(expression) = query.tier_expression(tier, scope) else {
             return Ok(None);
         };
-        let rows = run(&expression)?;
+        let rows = run(&expression, budget)?;
+        let ranked = rows.first().and_then(|row| row[7].as_i64()).unwrap_or(0);
+        if ranked >= budget {
+            // The tiers of this word are too large to rank in full.
+            return Ok(None);
+        }
+        budget -= ranked;
         let last_score = rows
             .get(limit as usize - 1)
             .and_then(|row| row[5].as_f64())
