@@ -24,7 +24,7 @@ const RECENT_COMPLETE_SQL: &str = include_str!("../sql/recent_complete.sql");
 /// tried: a word so common that its tiers hold more is ranked over its
 /// newest `rankWindow` matches instead, so no search ranks more than this
 /// plus its window.
-const TIER_BUDGET: i64 = 5000;
+const TIER_BUDGET: i64 = 3000;
 
 /// FTS5's averages record of the index: its row and token totals.
 const AVERAGES_SQL: &str = "SELECT block FROM session_search_fts_data WHERE id = 1";
