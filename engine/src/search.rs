@@ -275,16 +275,17 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
     let expression = query.fts5_expression(scope_word.as_deref());
     let rows = match options.order {
         Order::Relevance => {
-            let tiered = match grouped {
-                false => exact_by_tiers(
+            // A session's hit count needs all its hits, not the tiers'.
+            let tiered = if grouped {
+                None
+            } else {
+                exact_by_tiers(
                     db,
                     &query,
                     scope_word.as_deref(),
                     limit,
                     |tiered, window| run(tiered, Order::Relevance, limit, window, Some(1)),
-                )?,
-                // A session's hit count needs all its hits, not the tiers'.
-                true => None,
+                )?
             };
             match tiered {
                 Some(rows) => rows,
