@@ -1,3 +1,21 @@
 -- Lookups of the importers: a message by its host id within its session, so
 -- that importing a transcript again adds only the lines that are new.
 CREATE INDEX IF NOT EXISTS session_search_messages_by_host_id ON messages(session_key, message_id);
+
+-- Where each imported session came from, for people: its transcript format,
+-- the host's own id for it (the one its resume command takes) and the
+-- working directory it ran in. Only the importers write it and no SQL
+-- function reads it: a session a host created with plain SQL has no row.
+CREATE TABLE IF NOT EXISTS session_search_origins(
+  session_key TEXT PRIMARY KEY,
+  format      TEXT NOT NULL,
+  host_id     TEXT NOT NULL,
+  cwd         TEXT
+) WITHOUT ROWID;
+
+-- A deleted session takes its row along. (An upgrade of the engine's
+-- triggers drops this one with them; the next import makes it again.)
+CREATE TRIGGER IF NOT EXISTS session_search_origins_forget
+AFTER DELETE ON sessions BEGIN
+  DELETE FROM session_search_origins WHERE session_key = OLD.session_key;
+END;

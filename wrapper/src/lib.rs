@@ -66,6 +66,24 @@ pub enum Error {
     /// No session has this key.
     #[error("no session with key {0:?}")]
     UnknownSession(String),
+    /// No session key is, or starts with, this text (see
+    /// [`Store::resolve_session_key`]).
+    #[error("no session key is or starts with {0:?}")]
+    NoSessionMatches(String),
+    /// More than one session key starts with this text (see
+    /// [`Store::resolve_session_key`]).
+    #[error(
+        "{prefix:?} starts {count} session keys, such as {}; give more of the key",
+        examples.join(", ")
+    )]
+    AmbiguousSession {
+        /// The text given.
+        prefix: String,
+        /// How many keys start with it.
+        count: i64,
+        /// The first few of them, in key order.
+        examples: Vec<String>,
+    },
     /// `parent_id` does not name a message of the same session.
     #[error(
         "message {parent_id} is not in session {session_key:?}, so it cannot be a parent there"

@@ -1,7 +1,9 @@
 //! [`Store`]: typed calls over the SQL schema of session-search.
 
 use crate::functions::Rusqlite;
+use crate::import::Format;
 use crate::{Error, Result, Role};
+use rusqlite::types::Value;
 use rusqlite::{params, Connection, OptionalExtension};
 use session_search_engine::history::{self, HistoryOptions, HistoryResponse};
 use session_search_engine::list::{self, ListOptions, ListResponse};
@@ -12,6 +14,9 @@ use std::time::Duration;
 
 /// How long a statement waits for another connection's lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Keys named by [`Error::AmbiguousSession`].
+const AMBIGUOUS_EXAMPLES: usize = 3;
 
 /// How [`Store::open_with`] opens a database.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -283,6 +288,72 @@ impl Store {
             .ok_or_else(|| Error::UnknownSession(session_key.to_owned()))
     }
 
+    /// The session key that `text` stands for, as people type one: the key
+    /// itself, else the only key that starts with `text`, with or without
+    /// an importer's `<format>:` (so `4b2030ed` finds
+    /// `claude-code:4b2030ed-5563-…`, the id Claude Code shows). Each
+    /// candidate is a range of the primary key, so this reads only the keys
+    /// it names.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NoSessionMatches`], [`Error::AmbiguousSession`].
+    pub fn resolve_session_key(&self, text: &str) -> Result<String> {
+        let exact = self
+            .conn
+            .prepare_cached("SELECT 1 FROM sessions WHERE session_key = ?1")?
+            .exists([text])?;
+        if exact {
+            return Ok(text.to_owned());
+        }
+        if text.is_empty() {
+            return Err(Error::NoSessionMatches(String::new()));
+        }
+        // The text, and the text after each format's prefix unless that
+        // range lies inside the text's own (`c` takes in `codex:c`).
+        let prefixes = std::iter::once(text.to_owned()).chain(
+            Format::ALL
+                .iter()
+                .map(|format| format!("{format}:{text}"))
+                .filter(|prefix| !prefix.starts_with(text)),
+        );
+        let mut count_keys = self.conn.prepare_cached(
+            "SELECT count(*) FROM sessions WHERE session_key >= ?1 AND session_key < ?2",
+        )?;
+        let mut first_keys = self.conn.prepare_cached(
+            "SELECT session_key FROM sessions WHERE session_key >= ?1 AND session_key < ?2
+             ORDER BY session_key LIMIT ?3",
+        )?;
+        let mut count = 0;
+        let mut keys = Vec::new();
+        for prefix in prefixes {
+            let end = prefix_end(&prefix);
+            count += count_keys.query_row(params![prefix, end], |row| row.get::<_, i64>(0))?;
+            for key in first_keys
+                .query_map(params![prefix, end, AMBIGUOUS_EXAMPLES as i64], |row| {
+                    row.get::<_, String>(0)
+                })?
+            {
+                keys.push(key?);
+            }
+        }
+        match count {
+            0 => Err(Error::NoSessionMatches(text.to_owned())),
+            1 => keys
+                .pop()
+                .ok_or_else(|| Error::NoSessionMatches(text.to_owned())),
+            _ => {
+                keys.sort();
+                keys.truncate(AMBIGUOUS_EXAMPLES);
+                Err(Error::AmbiguousSession {
+                    prefix: text.to_owned(),
+                    count,
+                    examples: keys,
+                })
+            }
+        }
+    }
+
     /// Searches the sessions visible to the caller (`sessions_search`).
     ///
     /// # Errors
@@ -356,6 +427,28 @@ impl Store {
         let patterns = patterns.iter().map(|p| (*p).to_owned()).collect();
         Ok(store::set_redaction(&self.engine(), patterns)?)
     }
+}
+
+/// The end of the range of keys that start with `prefix` (`key >= prefix
+/// AND key < end`, which the primary key answers; `LIKE` would need its
+/// wildcards escaped and could not use it with them): `prefix` with its
+/// last character raised by one, after dropping trailing characters that
+/// are the highest already. SQLite compares text as UTF-8 bytes, which sort
+/// as code points do. Without such a text (every character is the highest)
+/// the end is a blob, which sorts above every text.
+fn prefix_end(prefix: &str) -> Value {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(last) = chars.pop() {
+        let next = match last {
+            '\u{D7FF}' => Some('\u{E000}'),
+            _ => char::from_u32(u32::from(last) + 1),
+        };
+        if let Some(next) = next {
+            chars.push(next);
+            return Value::Text(chars.into_iter().collect());
+        }
+    }
+    Value::Blob(Vec::new())
 }
 
 /// Whether `e` is the RAISE of a session-search trigger about `column`.

@@ -7,9 +7,10 @@ mod common;
 use common::{history, history_options, options, search};
 use serde_json::Value;
 use session_search::import::{
-    import_path, FileProblem, Format, ImportOptions, ImportReport, Issue,
+    import_path, origin as origin_of, FileProblem, Format, ImportOptions, ImportReport, Issue,
+    Origin,
 };
-use session_search::{Error, IndexingMode, SearchOptions, Store, Visibility};
+use session_search::{Error, IndexingMode, NewSession, SearchOptions, Store, Visibility};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -894,4 +895,74 @@ fn leaf_entries_in_their_forms() {
     let (store, _) = imported(&path);
     assert_eq!(store.leaf("openclaw:s2").unwrap(), None);
     assert!(hits(&store, "kilo").is_empty());
+}
+
+#[test]
+fn origins_name_the_working_directory_and_the_resume_command() {
+    let store = Store::open_in_memory().unwrap();
+    for path in [claude_fixtures(), fixtures("openclaw"), fixtures("codex")] {
+        import(&store, &path);
+    }
+    let origin = |key: &str| origin_of(&store, key).unwrap().unwrap();
+    let main = origin(MAIN);
+    assert_eq!(
+        main,
+        Origin {
+            format: Format::ClaudeCode,
+            host_id: "4b2030ed-5563-49ea-b703-6a002f2d3cc8".into(),
+            cwd: Some("/Users/pete/git/moredip/session-share".into()),
+        }
+    );
+    assert_eq!(
+        main.resume_command().as_deref(),
+        Some("claude --resume 4b2030ed-5563-49ea-b703-6a002f2d3cc8")
+    );
+    // A subagent is resumed with the session it ran in.
+    assert_eq!(origin(SUBAGENT).resume_command(), main.resume_command());
+    // The images transcript names its working directory only after its
+    // first entries.
+    assert_eq!(origin(IMAGES).cwd, main.cwd);
+    assert_eq!(
+        origin(REFUNDS).resume_command().as_deref(),
+        Some("codex resume 0197a5c4-8e21-7d40-b5f3-6a2c9e1d4f80")
+    );
+    assert_eq!(origin(REFUNDS).cwd.as_deref(), Some("/home/dev/payments"));
+    // The old rollout format names no directory.
+    assert_eq!(origin(LEGACY).cwd, None);
+    let checkout = origin(CHECKOUT);
+    assert_eq!(checkout.cwd.as_deref(), Some("/home/dev/shop"));
+    assert_eq!(checkout.resume_command(), None);
+    assert_eq!(origin(NOTES).cwd.as_deref(), Some("/home/dev/notes"));
+
+    // A session a host wrote with plain SQL has none; a deleted session
+    // takes its origin along.
+    store
+        .create_session(&NewSession {
+            session_key: "agent:main:cli:1".into(),
+            agent_id: "main".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(origin_of(&store, "agent:main:cli:1").unwrap(), None);
+    assert!(store.delete_session(CHECKOUT).unwrap());
+    assert_eq!(origin_of(&store, CHECKOUT).unwrap(), None);
+    assert_eq!(
+        count(&store, "SELECT count(*) FROM session_search_origins"),
+        7
+    );
+
+    // A database imported before origins were recorded gets them from the
+    // next import of the same files.
+    store
+        .connection()
+        .execute_batch("DELETE FROM session_search_origins")
+        .unwrap();
+    import(&store, &fixtures("codex"));
+    assert_eq!(origin(REFUNDS).cwd.as_deref(), Some("/home/dev/payments"));
+
+    // Nothing was ever imported: no table, no origin.
+    assert_eq!(
+        origin_of(&Store::open_in_memory().unwrap(), MAIN).unwrap(),
+        None
+    );
 }

@@ -593,3 +593,105 @@ fn opening_a_database_with_a_backlog_drains_it_in_the_background() {
     assert_eq!(hits(store.connection(), "left").len(), 2000);
     assert_consistent(&store);
 }
+
+#[test]
+fn session_keys_resolve_from_unique_prefixes() {
+    let store = Store::open_in_memory().unwrap();
+    for key in [
+        "claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8",
+        "claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8:agent-a2018e5",
+        "codex:0197a5c4-8e21-7d40-b5f3-6a2c9e1d4f80",
+        "openclaw:7c1e4b2a-5d3f-4e8a-9b6c-2f1d0e9a8b7c",
+        "openclaw:7c1f0000",
+        "agent:main:cli:1",
+        "agent:main:cli:10",
+        "100%_done",
+        "100x_done",
+        "\u{10FFFF}\u{10FFFF}z",
+    ] {
+        create(&store, key, None);
+    }
+    let resolve = |text: &str| store.resolve_session_key(text);
+    // The exact key wins over the longer keys it starts.
+    assert_eq!(resolve("agent:main:cli:1").unwrap(), "agent:main:cli:1");
+    assert_eq!(
+        resolve("claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8").unwrap(),
+        "claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8"
+    );
+    assert_eq!(resolve("agent:main:cli:10").unwrap(), "agent:main:cli:10");
+    // A prefix of the key, or of the part after an importer's `<format>:`.
+    assert_eq!(
+        resolve("codex:01").unwrap(),
+        "codex:0197a5c4-8e21-7d40-b5f3-6a2c9e1d4f80"
+    );
+    assert_eq!(
+        resolve("0197").unwrap(),
+        "codex:0197a5c4-8e21-7d40-b5f3-6a2c9e1d4f80"
+    );
+    assert_eq!(
+        resolve("4b2030ed-5563-49ea-b703-6a002f2d3cc8:agent").unwrap(),
+        "claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8:agent-a2018e5"
+    );
+    assert_eq!(
+        resolve("7c1e").unwrap(),
+        "openclaw:7c1e4b2a-5d3f-4e8a-9b6c-2f1d0e9a8b7c"
+    );
+    // Characters LIKE would take as wildcards are plain text.
+    assert_eq!(resolve("100%").unwrap(), "100%_done");
+    assert_eq!(resolve("100x_").unwrap(), "100x_done");
+    assert!(matches!(resolve("100_"), Err(Error::NoSessionMatches(_))));
+    // A prefix of only the highest character has no text above its range.
+    assert_eq!(resolve("\u{10FFFF}").unwrap(), "\u{10FFFF}\u{10FFFF}z");
+
+    let e = resolve("4b2030ed").unwrap_err();
+    assert!(
+        matches!(&e, Error::AmbiguousSession { count: 2, examples, .. } if examples.len() == 2),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string().starts_with("\"4b2030ed\" starts 2 session keys, such as claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8, claude-code:"),
+        "{e}"
+    );
+    // `c` is the start of the Claude Code and Codex keys: each counted once.
+    match resolve("c") {
+        Err(Error::AmbiguousSession {
+            count, examples, ..
+        }) => {
+            assert_eq!(count, 3);
+            assert_eq!(
+                examples,
+                [
+                    "claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8",
+                    "claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8:agent-a2018e5",
+                    "codex:0197a5c4-8e21-7d40-b5f3-6a2c9e1d4f80"
+                ]
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        resolve("7c1"),
+        Err(Error::AmbiguousSession { count: 2, .. })
+    ));
+    for missing in ["", "nobody", "claude-code:ffff"] {
+        let e = resolve(missing).unwrap_err();
+        assert!(matches!(e, Error::NoSessionMatches(_)), "{e:?}");
+        assert!(e.to_string().contains(&format!("{missing:?}")), "{e}");
+    }
+
+    // The range condition of each candidate is answered by the primary key.
+    let plan: Vec<String> = store
+        .connection()
+        .prepare("EXPLAIN QUERY PLAN SELECT count(*) FROM sessions WHERE session_key >= ?1 AND session_key < ?2")
+        .unwrap()
+        .query_map(["a", "b"], |row| row.get(3))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert!(
+        plan.iter().any(|step| step.contains(
+            "USING COVERING INDEX sqlite_autoindex_sessions_1 (session_key>? AND session_key<?)"
+        )),
+        "{plan:?}"
+    );
+}

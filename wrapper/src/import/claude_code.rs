@@ -9,7 +9,8 @@
 //! they are stored with role `system`. A subagent's own transcript,
 //! `<session>/subagents/agent-<id>.jsonl` (or `agent-<id>.jsonl` beside the
 //! session in older versions), is a session of its own, spawned by the
-//! session whose `sessionId` it carries.
+//! session whose `sessionId` it carries, and resumed with it. Entries carry
+//! the working directory, `cwd`.
 
 use super::blocks::{text_or_blocks, unix_ms, user_message};
 use super::writer::{HostMessage, Parent, SessionInfo, Writer};
@@ -46,8 +47,9 @@ pub(super) fn open(path: &Path) -> Opened {
         session: SessionInfo {
             id: match &parent_session {
                 Some(parent) => format!("{parent}:{stem}"),
-                None => stem,
+                None => stem.clone(),
             },
+            host_id: parent_session.clone().unwrap_or(stem),
             spawned_by: parent_session,
             created_at: None,
         },
@@ -76,10 +78,14 @@ impl Reader for ClaudeCode {
                         Some(agent) => format!("{session_id}:{agent}"),
                         None => session_id.to_owned(),
                     },
+                    host_id: session_id.to_owned(),
                     spawned_by: self.subagent.as_ref().map(|_| session_id.to_owned()),
                     created_at: unix_ms(&entry["timestamp"]),
                 });
             }
+        }
+        if let Some(cwd) = entry["cwd"].as_str() {
+            out.set_cwd(cwd);
         }
         let kind = entry["type"].as_str().unwrap_or("(no type)").to_owned();
         let uuid = entry["uuid"].as_str().map(str::to_owned);

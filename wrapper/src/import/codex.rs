@@ -1,9 +1,10 @@
 //! Codex CLI rollouts (`~/.codex/sessions/…/rollout-<time>-<id>.jsonl`).
 //!
 //! Each line is `{"timestamp", "type", "payload"}`: `session_meta` names the
-//! session; `response_item` payloads are the conversation (`message` with
-//! role `user`, `assistant` or `developer`, `reasoning`, `function_call`,
-//! `function_call_output` and their custom and built-in tool kin);
+//! session and its working directory (`cwd`); `response_item` payloads are
+//! the conversation (`message` with role `user`, `assistant` or
+//! `developer`, `reasoning`, `function_call`, `function_call_output` and
+//! their custom and built-in tool kin);
 //! `event_msg` entries repeat messages for the UI and `turn_context` entries
 //! hold settings, so both are counted, not imported. Rollouts are linear and
 //! their items have no ids: the line number (`L<n>`) stands in, stable as
@@ -53,6 +54,7 @@ pub(super) fn open(path: &Path) -> Opened {
     };
     Opened {
         session: SessionInfo {
+            host_id: id.clone(),
             id,
             spawned_by: None,
             created_at: None,
@@ -80,11 +82,17 @@ impl Reader for Codex {
         };
         match kind.as_str() {
             "session_meta" => match payload["id"].as_str() {
-                Some(id) => out.set_session(SessionInfo {
-                    id: id.to_owned(),
-                    spawned_by: None,
-                    created_at: unix_ms(&payload["timestamp"]).or(time),
-                }),
+                Some(id) => {
+                    out.set_session(SessionInfo {
+                        id: id.to_owned(),
+                        host_id: id.to_owned(),
+                        spawned_by: None,
+                        created_at: unix_ms(&payload["timestamp"]).or(time),
+                    });
+                    if let Some(cwd) = payload["cwd"].as_str() {
+                        out.set_cwd(cwd);
+                    }
+                }
                 None => out.issue(Issue::NotUnderstood {
                     reason: "session_meta without an id".into(),
                 }),

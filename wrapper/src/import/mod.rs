@@ -35,6 +35,10 @@
 //!   instead, so that all of them stay on the active branch.
 //! - Importing a file again adds only what is new: messages are looked up by
 //!   `(session_key, message_id)` (an index that `sql/import.sql` adds).
+//! - Where each session came from, its [`Origin`]: format, the host's id for
+//!   it and the working directory it ran in (Claude Code entries' `cwd`, the
+//!   Codex `session_meta` and OpenClaw session header's), in a table of
+//!   `sql/import.sql` that no SQL function needs; read it with [`origin`].
 //!
 //! Nothing in a file stops the import: lines that are not JSON, cut off,
 //! longer than [`ImportOptions::max_line_bytes`], or not understood are
@@ -71,6 +75,7 @@ mod claude_code;
 mod codex;
 mod lines;
 mod openclaw;
+mod origin;
 mod writer;
 
 use crate::{Error, IndexingMode, Result, Store};
@@ -83,6 +88,7 @@ use std::fmt;
 use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
+pub use origin::{origin, Origin};
 use writer::{SessionInfo, Writer};
 
 const IMPORT_SQL: &str = include_str!("../../sql/import.sql");

@@ -45,9 +45,11 @@ pub(super) fn open(path: &Path) -> Opened {
             true => directory_name(path, 2),
             false => "openclaw".to_owned(),
         };
+    let id = session_id(&file_stem(path));
     Opened {
         session: SessionInfo {
-            id: session_id(&file_stem(path)),
+            host_id: id.clone(),
+            id,
             spawned_by: None,
             created_at: None,
         },
@@ -64,11 +66,17 @@ impl Reader for OpenClaw {
         let id = entry["id"].as_str().map(str::to_owned);
         match kind.as_str() {
             "session" => match id {
-                Some(id) => out.set_session(SessionInfo {
-                    id,
-                    spawned_by: entry["parentSession"].as_str().map(session_id),
-                    created_at: unix_ms(&entry["timestamp"]),
-                }),
+                Some(id) => {
+                    out.set_session(SessionInfo {
+                        host_id: id.clone(),
+                        id,
+                        spawned_by: entry["parentSession"].as_str().map(session_id),
+                        created_at: unix_ms(&entry["timestamp"]),
+                    });
+                    if let Some(cwd) = entry["cwd"].as_str() {
+                        out.set_cwd(cwd);
+                    }
+                }
                 None => out.issue(Issue::NotUnderstood {
                     reason: "a session header without an id".into(),
                 }),

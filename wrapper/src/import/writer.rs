@@ -16,8 +16,11 @@ const FORK_SEARCH_DEPTH: usize = 64;
 /// The session a file holds, as far as its format says.
 #[derive(Debug)]
 pub(super) struct SessionInfo {
-    /// The host's session id; the key is `<format>:<id>`.
+    /// The session's id; the key is `<format>:<id>`.
     pub(super) id: String,
+    /// The host's own id for it, the one its resume command takes: `id`,
+    /// but for a Claude Code subagent the id of the session it ran in.
+    pub(super) host_id: String,
     /// The host's id of the session that spawned it.
     pub(super) spawned_by: Option<String>,
     /// Creation time; the first message's time when absent.
@@ -86,6 +89,8 @@ pub(super) struct Writer<'a> {
     /// The active leaf so far: `Some(None)` is an empty branch.
     leaf: Option<Option<i64>>,
     last_time: Option<i64>,
+    /// The working directory the session ran in, as the file first names it.
+    cwd: Option<String>,
 }
 
 impl<'a> Writer<'a> {
@@ -113,6 +118,7 @@ impl<'a> Writer<'a> {
             previous: None,
             leaf: None,
             last_time: None,
+            cwd: None,
         }
     }
 
@@ -138,6 +144,14 @@ impl<'a> Writer<'a> {
     pub(super) fn set_session(&mut self, info: SessionInfo) {
         if self.key.is_none() {
             self.info = info;
+        }
+    }
+
+    /// Records the session's working directory, unless the file named one
+    /// before.
+    pub(super) fn set_cwd(&mut self, cwd: &str) {
+        if self.cwd.is_none() {
+            self.cwd = Some(cwd.to_owned());
         }
     }
 
@@ -235,17 +249,32 @@ impl<'a> Writer<'a> {
         Ok(())
     }
 
-    /// Sets the session's leaf to the file's active leaf.
+    /// Sets the session's leaf to the file's active leaf when the file added a
+    /// message, and records where
+    /// the session came from (`session_search_origins`, see
+    /// `sql/import.sql`); a working directory stored before stays when the
+    /// file names none.
     ///
     /// # Errors
     ///
     /// Database failures.
     pub(super) fn finish(self) -> Result<()> {
-        if let (Some(key), Some(leaf)) = (&self.key, self.leaf) {
+        let Some(key) = &self.key else {
+            return Ok(());
+        };
+        // A file that adds no message leaves the branch as it is: a transcript
+        // cut short, or rewritten shorter, must not hide what it lost.
+        if let Some(leaf) = self.leaf.filter(|_| self.report.imported > 0) {
             if self.store.leaf(key)? != leaf {
                 self.store.rewind(key, leaf)?;
             }
         }
+        self.store.connection().execute(
+            "INSERT INTO session_search_origins(session_key, format, host_id, cwd) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT(session_key) DO UPDATE SET
+               format = excluded.format, host_id = excluded.host_id, cwd = coalesce(excluded.cwd, cwd)",
+            (key, self.format.name(), &self.info.host_id, &self.cwd),
+        )?;
         Ok(())
     }
 
