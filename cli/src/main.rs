@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 
 mod mcp;
+mod sync;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -63,6 +64,10 @@ enum Command {
     /// Import transcripts (Claude Code, OpenClaw/pi-agent, Codex): files, or
     /// directories searched recursively for *.jsonl, e.g. ~/.claude/projects
     Import(ImportArgs),
+    /// Import what is new in the transcript folders of Claude Code, Codex,
+    /// OpenClaw and pi (or the folders named), once or, with --watch, as
+    /// they change
+    Sync(sync::SyncArgs),
     /// Search for words and "quoted phrases"
     Search(SearchArgs),
     /// Show the active branch of a session
@@ -268,6 +273,14 @@ struct McpArgs {
     /// Clamp the caller to its tree whatever --visibility says
     #[arg(long)]
     sandboxed: bool,
+    /// Keep the database in step with the transcript folders while serving,
+    /// as `sync --watch` does (creates the database if needed)
+    #[arg(long)]
+    watch: bool,
+    /// With --watch: follow these folders instead of the default ones
+    /// (repeatable)
+    #[arg(long = "watch-path", value_name = "PATH", requires = "watch")]
+    watch_paths: Vec<PathBuf>,
 }
 
 /// Why a command stopped early.
@@ -326,6 +339,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
     };
     match cli.command {
         Command::Import(args) => import(&db, &args, out),
+        Command::Sync(args) => sync::run(&db, &args, false, out),
         Command::Search(args) => search(&open_existing(&db)?, &args, out),
         Command::History(args) => history(&open_existing(&db)?, &args, out),
         Command::List(args) => list(&open_existing(&db)?, &args, out),
@@ -347,7 +361,15 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
                     sandboxed: args.sandboxed,
                 },
             };
-            mcp::serve(open_existing(&db)?, viewer).map_err(Failure::Message)
+            let store = match args.watch {
+                true => {
+                    let store = open_creating(&db)?;
+                    sync::watch_in_background(&db, sync::sources(&args.watch_paths)?);
+                    store
+                }
+                false => open_existing(&db)?,
+            };
+            mcp::serve(store, viewer).map_err(Failure::Message)
         }
         Command::Status { json } => status(&db, &open_existing(&db)?, json, out),
         Command::Reconcile => {
@@ -402,6 +424,15 @@ fn open(db: &Path) -> Result<Store, Failure> {
     .map_err(|e| Failure::Message(format!("cannot open the database {}: {e}", db.display())))
 }
 
+/// Opens the database, creating it and its directory if needed.
+fn open_creating(db: &Path) -> Result<Store, Failure> {
+    if let Some(dir) = db.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Failure::Message(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    open(db)
+}
+
 fn open_existing(db: &Path) -> Result<Store, Failure> {
     if !db.exists() {
         return Err(Failure::Message(format!(
@@ -417,11 +448,7 @@ fn import(db: &Path, args: &ImportArgs, out: &mut dyn Write) -> Result<(), Failu
         std::fs::metadata(path)
             .map_err(|e| Failure::Message(format!("cannot read {}: {e}", path.display())))?;
     }
-    if let Some(dir) = db.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Failure::Message(format!("cannot create {}: {e}", dir.display())))?;
-    }
-    let store = open(db)?;
+    let store = open_creating(db)?;
     let options = ImportOptions {
         format: args.format,
         agent_id: args.agent_id.clone(),
@@ -446,23 +473,7 @@ fn import(db: &Path, args: &ImportArgs, out: &mut dyn Write) -> Result<(), Failu
 /// The import report for people: a line per file that changed something or
 /// had problems, its line issues under it, then the totals.
 fn describe_import(paths: &[PathBuf], report: &ImportReport, indexed: i64) -> String {
-    let mut out = String::new();
-    for file in &report.files {
-        let noteworthy = file.imported > 0 || file.problem.is_some() || !file.issues.is_empty();
-        if noteworthy {
-            let _ = writeln!(out, "{}", describe_file(file));
-        }
-        for issue in file.issues.iter().take(ISSUES_SHOWN) {
-            let _ = writeln!(out, "  line {}: {}", issue.line, issue.issue);
-        }
-        if file.issues.len() > ISSUES_SHOWN {
-            let _ = writeln!(
-                out,
-                "  … and {} more lines with issues",
-                file.issues.len() - ISSUES_SHOWN
-            );
-        }
-    }
+    let mut out = describe_files(report);
     if report.files.is_empty() {
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         let _ = writeln!(
@@ -494,6 +505,37 @@ fn describe_import(paths: &[PathBuf], report: &ImportReport, indexed: i64) -> St
     }
     let _ = writeln!(out, "Indexed {indexed} messages.");
     out
+}
+
+/// A line per file that changed something or had problems, its line issues
+/// under it.
+fn describe_files(report: &ImportReport) -> String {
+    let mut out = String::new();
+    for file in &report.files {
+        let noteworthy = file.imported > 0 || file.problem.is_some() || !file.issues.is_empty();
+        if noteworthy {
+            let _ = writeln!(out, "{}", describe_file(file));
+        }
+        for issue in file.issues.iter().take(ISSUES_SHOWN) {
+            let _ = writeln!(out, "  line {}: {}", issue.line, issue.issue);
+        }
+        if file.issues.len() > ISSUES_SHOWN {
+            let _ = writeln!(
+                out,
+                "  … and {} more lines with issues",
+                file.issues.len() - ISSUES_SHOWN
+            );
+        }
+    }
+    out
+}
+
+/// `n` and `noun`, plural unless `n` is 1.
+fn count(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
 }
 
 fn describe_file(file: &FileReport) -> String {

@@ -217,5 +217,41 @@ class McpServerTest(unittest.TestCase):
         self.assertTrue(history["truncated"] or history["before"] > 0 or len(history["messages"]) == 40)
 
 
+class McpWatchTest(unittest.TestCase):
+    def test_watch_imports_transcripts_written_while_serving(self):
+        """`mcp --watch` starts on a database that does not exist yet and a
+        home without transcripts; a Claude Code session written while the
+        server runs becomes searchable through the server itself."""
+        with tempfile.TemporaryDirectory() as home:
+            db = os.path.join(home, "data", "sessions.db")
+            project = os.path.join(home, ".claude", "projects", "-home-dev-shop")
+            env = {**os.environ, "HOME": home}
+            for name in ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "OPENCLAW_STATE_DIR", "PI_CODING_AGENT_DIR"]:
+                env.pop(name, None)
+            params = StdioServerParameters(command=CLI, args=["--db", db, "mcp", "--watch"], env=env)
+            line = {
+                "type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "5e55a0c1",
+                "timestamp": "2025-11-02T09:00:00Z", "cwd": "/home/dev/shop",
+                "message": {"role": "user", "content": "the carburettor keeps flooding"},
+            }
+
+            async def main():
+                async with stdio_client(params) as (read, write):
+                    async with ClientSession(read, write) as client:
+                        await client.initialize()
+                        os.makedirs(project)
+                        with open(os.path.join(project, "5e55a0c1.jsonl"), "w") as f:
+                            f.write(json.dumps(line) + "\n")
+                        for _ in range(200):
+                            result = await client.call_tool("sessions_search", {"query": "carburettor"})
+                            if not result.is_error and result.structured_content["results"]:
+                                return result.structured_content
+                            await asyncio.sleep(0.1)
+                        self.fail("the transcript never became searchable")
+
+            found = asyncio.run(main())
+            self.assertEqual(found["results"][0]["sessionKey"], "claude-code:5e55a0c1")
+
+
 if __name__ == "__main__":
     unittest.main()

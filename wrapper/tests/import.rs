@@ -966,3 +966,57 @@ fn origins_name_the_working_directory_and_the_resume_command() {
         None
     );
 }
+
+#[test]
+fn openclaw_archives_import_into_their_sessions_without_duplicates() {
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = dir.path().join("agents/main/sessions");
+    fs::create_dir_all(&sessions).unwrap();
+    let source = fixtures("openclaw/agents/main/sessions");
+    // The live transcript, and the archive /reset left of it with more lines.
+    let checkout = "7c1e4b2a-5d3f-4e8a-9b6c-2f1d0e9a8b7c.jsonl";
+    first_lines(&source.join(checkout), 6, &sessions.join(checkout));
+    fs::copy(
+        source.join(checkout),
+        sessions.join(format!("{checkout}.reset.2025-11-03T10-00-00.000Z")),
+    )
+    .unwrap();
+    // A deleted session survives only as its archive, header removed: the
+    // name still names the session.
+    let postmortem = "3e9d2c1b-8a7f-4c6e-b5d4-1a2b3c4d5e6f.jsonl";
+    let text = fs::read_to_string(source.join(postmortem)).unwrap();
+    let without_header: String = text.split_inclusive('\n').skip(1).collect();
+    fs::write(
+        sessions.join(format!("{postmortem}.deleted.2025-11-04T08-00-00.000Z")),
+        without_header,
+    )
+    .unwrap();
+    // Backups are not transcripts.
+    fs::copy(
+        source.join(checkout),
+        sessions.join(format!("{checkout}.bak-1")),
+    )
+    .unwrap();
+
+    let store = Store::open_in_memory().unwrap();
+    let report = import(&store, dir.path());
+    assert_eq!(report.files.len(), 3, "{report:#?}");
+    let keys: Vec<Option<&str>> = report
+        .files
+        .iter()
+        .map(|f| f.session_key.as_deref())
+        .collect();
+    assert_eq!(keys, [Some(POSTMORTEM), Some(CHECKOUT), Some(CHECKOUT)]);
+    assert_eq!(report.sessions_created(), 2);
+    let (fresh, whole) = imported(&fixtures("openclaw/agents/main"));
+    assert_eq!(
+        count(&store, "SELECT count(*) FROM messages"),
+        count(&fresh, "SELECT count(*) FROM messages")
+    );
+    assert_eq!(report.imported(), whole.imported());
+    assert_eq!(branch(&store, CHECKOUT), branch(&fresh, CHECKOUT));
+    assert_eq!(
+        hit_sessions(&store, "postmortem"),
+        hit_sessions(&fresh, "postmortem")
+    );
+}

@@ -2,8 +2,9 @@
 //! [`Store`].
 //!
 //! [`import_path`] takes a file or a directory (searched recursively for
-//! `*.jsonl`), recognises each file's [`Format`] from its first entries, and
-//! returns an [`ImportReport`]. Three formats are read:
+//! transcripts: `*.jsonl` and OpenClaw's archives, see
+//! [`is_transcript_name`]), recognises each file's [`Format`] from its
+//! first entries, and returns an [`ImportReport`]. Three formats are read:
 //!
 //! | format | files | session key | default `agent_id` |
 //! | --- | --- | --- | --- |
@@ -80,6 +81,7 @@ mod writer;
 
 use crate::{Error, IndexingMode, Result, Store};
 use lines::{Line, Lines};
+pub use origin::{origin, Origin};
 use rusqlite::TransactionBehavior;
 use serde::Serialize;
 use serde_json::Value;
@@ -88,7 +90,6 @@ use std::fmt;
 use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
-pub use origin::{origin, Origin};
 use writer::{SessionInfo, Writer};
 
 const IMPORT_SQL: &str = include_str!("../../sql/import.sql");
@@ -400,28 +401,36 @@ impl fmt::Display for Issue {
     }
 }
 
-/// Imports the transcript at `path`, or every `*.jsonl` file under the
-/// directory `path` (recursively, in path order). Writes with deferred
-/// indexing, then restores the indexing mode and, with
-/// [`ImportOptions::reconcile`], indexes what was written.
+/// Imports the transcript at `path`, or every transcript under the
+/// directory `path` ([`find_transcripts`]), like [`import_files`].
 ///
 /// # Errors
 ///
 /// [`Error::Io`] when `path` cannot be read; database failures. Problems
 /// inside files are not errors: they are in the report.
 pub fn import_path(store: &Store, path: &Path, options: &ImportOptions) -> Result<ImportReport> {
+    let (files, mut report) = find_transcripts(path)?;
+    report
+        .files
+        .extend(import_files(store, &files, options)?.files);
+    report.files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(report)
+}
+
+/// Imports each of `files`, each in one transaction. Writes with deferred
+/// indexing, then restores the indexing mode and, with
+/// [`ImportOptions::reconcile`], indexes what was written.
+///
+/// # Errors
+///
+/// Database failures. Problems inside files are not errors: they are in the
+/// report, one [`FileReport`] per file, in path order.
+pub fn import_files(
+    store: &Store,
+    files: &[PathBuf],
+    options: &ImportOptions,
+) -> Result<ImportReport> {
     let mut report = ImportReport::default();
-    let metadata = std::fs::metadata(path).map_err(|source| Error::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    let mut files = Vec::new();
-    if metadata.is_dir() {
-        transcripts(path, &mut files, &mut report);
-        files.sort();
-    } else {
-        files.push(path.to_owned());
-    }
     store.connection().execute_batch(IMPORT_SQL)?;
     let previous = store.set_indexing(IndexingMode::Deferred)?;
     let written = files.iter().try_for_each(|file| -> Result<()> {
@@ -438,9 +447,47 @@ pub fn import_path(store: &Store, path: &Path, options: &ImportOptions) -> Resul
     Ok(report)
 }
 
-/// Adds the `*.jsonl` files under `dir` to `files`; a directory that cannot
-/// be read goes into the report. Symbolic links to directories are not
-/// followed (they could loop).
+/// The transcript at `path`, or the transcripts under the directory `path`
+/// (recursively, in path order; see [`is_transcript_name`]), with a report
+/// of the directories that could not be read. Symbolic links to
+/// directories are not followed (they could loop).
+///
+/// # Errors
+///
+/// [`Error::Io`] when `path` cannot be read.
+pub fn find_transcripts(path: &Path) -> Result<(Vec<PathBuf>, ImportReport)> {
+    let mut report = ImportReport::default();
+    let metadata = std::fs::metadata(path).map_err(|source| Error::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut files = Vec::new();
+    if metadata.is_dir() {
+        transcripts(path, &mut files, &mut report);
+        files.sort();
+    } else {
+        files.push(path.to_owned());
+    }
+    Ok((files, report))
+}
+
+/// Whether a file named like `path` holds a transcript: `*.jsonl`, or an
+/// OpenClaw archive of one, `*.jsonl.reset.<time>` after `/new` or
+/// `/reset` and `*.jsonl.deleted.<time>` after a deletion. An archive keeps
+/// its session's header, so it imports into the same session as the file
+/// it was renamed from.
+pub fn is_transcript_name(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
+        return false;
+    };
+    name.ends_with(".jsonl")
+        || [".jsonl.reset.", ".jsonl.deleted."]
+            .iter()
+            .any(|archive| name.contains(archive))
+}
+
+/// Adds the transcripts under `dir` to `files`; a directory that cannot be
+/// read goes into the report.
 fn transcripts(dir: &Path, files: &mut Vec<PathBuf>, report: &mut ImportReport) {
     let unreadable = |report: &mut ImportReport, path: &Path, e: std::io::Error| {
         let mut file = FileReport::new(path);
@@ -459,9 +506,7 @@ fn transcripts(dir: &Path, files: &mut Vec<PathBuf>, report: &mut ImportReport) 
         let path = entry.path();
         match entry.file_type() {
             Ok(kind) if kind.is_dir() => transcripts(&path, files, report),
-            Ok(_) if path.extension().is_some_and(|e| e == "jsonl") && path.is_file() => {
-                files.push(path)
-            }
+            Ok(_) if is_transcript_name(&path) && path.is_file() => files.push(path),
             Ok(_) => {}
             Err(e) => unreadable(report, &path, e),
         }
@@ -569,11 +614,20 @@ fn read_line(
     Ok(())
 }
 
-/// The name of `path`'s file without its extension, or `""`.
+/// The name of `path`'s file without its extension, or `""`; for a
+/// transcript, the name before `.jsonl`, so that an archived
+/// `<id>.jsonl.reset.<time>` names the same session as `<id>.jsonl`.
 fn file_stem(path: &Path) -> String {
-    path.file_stem()
-        .map(|stem| stem.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    let Some(name) = path.file_name().map(|name| name.to_string_lossy()) else {
+        return String::new();
+    };
+    match name.split_once(".jsonl") {
+        Some((stem, _)) => stem.to_owned(),
+        None => path
+            .file_stem()
+            .map(|stem| stem.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    }
 }
 
 /// The name of the directory `levels` above `path`'s file (1: the one it is

@@ -1,0 +1,511 @@
+//! `session-search sync [--watch]`: keeps the database in step with the
+//! folders where agent tools write their transcripts.
+//!
+//! A pass walks every folder, compares each transcript's stamp (device,
+//! inode, size, modification time) with the one it had when last read
+//! (`sql/sync.sql`), and imports only the files that changed. A changed file
+//! is read again from its start: the importer recognises the messages it
+//! stored before by their ids, so a grown file adds its new lines, a last
+//! line still being written waits for the next pass, and a file truncated or
+//! rewritten adds what is new and loses nothing. A file that vanished while
+//! one with its stamp appeared elsewhere was renamed (OpenClaw's
+//! `*.jsonl.reset.<time>` archives): nothing is read. A deleted file is
+//! forgotten; its sessions stay searchable.
+//!
+//! `--watch` repeats the pass whenever the folders change (debounced), and
+//! every [`RESCAN`] in case an event was missed or a folder appeared.
+
+use crate::Failure;
+use session_search::import::{find_transcripts, import_files, ImportOptions, ImportReport};
+use session_search::Store;
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::fs::Metadata;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
+
+const SYNC_SQL: &str = include_str!("../sql/sync.sql");
+
+/// How long the folders must be quiet before a watched change is read.
+const DEBOUNCE: Duration = Duration::from_millis(300);
+
+/// How often `--watch` makes a pass with no change reported.
+pub const RESCAN: Duration = Duration::from_secs(60);
+
+/// A folder (or file) of transcripts that `sync` follows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// The tool that writes it, for people.
+    pub tool: &'static str,
+    /// The folder or file.
+    pub path: PathBuf,
+}
+
+/// The default transcript folders, each under its tool's own base directory
+/// (the environment variable the tool itself reads, else its folder in the
+/// home directory):
+///
+/// | tool | folder |
+/// | --- | --- |
+/// | Claude Code | `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects` |
+/// | Codex | `$CODEX_HOME/sessions` and `archived_sessions`, else under `~/.codex` |
+/// | OpenClaw | `$OPENCLAW_STATE_DIR/agents`, else `~/.openclaw/agents` |
+/// | pi | `$PI_CODING_AGENT_DIR/sessions`, else `~/.pi/agent/sessions` |
+///
+/// `var` reads the environment (empty values count as unset).
+pub fn default_sources(var: impl Fn(&str) -> Option<OsString>) -> Result<Vec<Source>, String> {
+    let var = |name: &str| {
+        var(name)
+            .filter(|value| !value.is_empty())
+            .map(PathBuf::from)
+    };
+    let home = var("HOME").or_else(|| var("USERPROFILE"));
+    let base = |variable: &str, in_home: &str| -> Result<PathBuf, String> {
+        var(variable)
+            .or_else(|| home.as_ref().map(|home| home.join(in_home)))
+            .ok_or_else(|| {
+                format!("cannot find the default folders: HOME is not set (set {variable} or name the folders)")
+            })
+    };
+    let claude = base("CLAUDE_CONFIG_DIR", ".claude")?;
+    let codex = base("CODEX_HOME", ".codex")?;
+    let openclaw = base("OPENCLAW_STATE_DIR", ".openclaw")?;
+    let pi = base("PI_CODING_AGENT_DIR", ".pi/agent")?;
+    Ok(vec![
+        Source {
+            tool: "Claude Code",
+            path: claude.join("projects"),
+        },
+        Source {
+            tool: "Codex",
+            path: codex.join("sessions"),
+        },
+        Source {
+            tool: "Codex",
+            path: codex.join("archived_sessions"),
+        },
+        Source {
+            tool: "OpenClaw",
+            path: openclaw.join("agents"),
+        },
+        Source {
+            tool: "pi",
+            path: pi.join("sessions"),
+        },
+    ])
+}
+
+/// What one pass did.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct SyncReport {
+    /// The files read, as `import` reports them (and folders that could not
+    /// be read).
+    #[serde(flatten)]
+    pub import: ImportReport,
+    /// Transcripts unchanged since they were last read.
+    pub unchanged: usize,
+    /// Transcripts renamed since they were last read, not read again.
+    pub renamed: Vec<Rename>,
+    /// Transcripts gone since they were last read; their sessions stay.
+    pub forgotten: Vec<PathBuf>,
+    /// Transcripts read because they were new or changed.
+    #[serde(skip)]
+    pub read: usize,
+}
+
+/// A transcript found under a new name.
+#[derive(Debug, serde::Serialize)]
+pub struct Rename {
+    /// Its old path.
+    pub from: PathBuf,
+    /// Its new path.
+    pub to: PathBuf,
+}
+
+impl SyncReport {
+    /// Whether the pass changed anything or met a problem.
+    pub fn eventful(&self) -> bool {
+        self.read > 0 || !self.renamed.is_empty() || !self.forgotten.is_empty()
+    }
+}
+
+/// A file's identity and state when it was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    device: i64,
+    inode: i64,
+    size: i64,
+    modified: i64,
+}
+
+impl Stamp {
+    fn of(metadata: &Metadata) -> Stamp {
+        let modified = metadata
+            .modified()
+            .ok()
+            .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |since| since.as_nanos() as i64);
+        let (device, inode) = identity(metadata);
+        Stamp {
+            device,
+            inode,
+            size: metadata.len() as i64,
+            modified,
+        }
+    }
+}
+
+#[cfg(unix)]
+fn identity(metadata: &Metadata) -> (i64, i64) {
+    use std::os::unix::fs::MetadataExt;
+    (metadata.dev() as i64, metadata.ino() as i64)
+}
+
+#[cfg(not(unix))]
+fn identity(_: &Metadata) -> (i64, i64) {
+    (0, 0)
+}
+
+/// Keeps a store in step with transcript folders.
+pub struct Syncer<'a> {
+    store: &'a Store,
+    sources: Vec<Source>,
+}
+
+impl<'a> Syncer<'a> {
+    /// A syncer of `sources` into `store`, whose sync table it creates.
+    pub fn new(store: &'a Store, sources: Vec<Source>) -> Result<Syncer<'a>, rusqlite::Error> {
+        store.connection().execute_batch(SYNC_SQL)?;
+        Ok(Syncer { store, sources })
+    }
+
+    /// The folders followed.
+    pub fn sources(&self) -> &[Source] {
+        &self.sources
+    }
+
+    /// One pass: imports the transcripts that are new or changed, without
+    /// indexing them (the caller reconciles). Folders that do not exist are
+    /// skipped. Writes nothing when nothing changed.
+    pub fn pass(&self) -> Result<SyncReport, session_search::Error> {
+        let mut report = SyncReport::default();
+        let mut found: Vec<(PathBuf, Stamp)> = Vec::new();
+        for source in &self.sources {
+            if !source.path.exists() {
+                continue;
+            }
+            let (files, walk) = find_transcripts(&source.path)?;
+            report.import.files.extend(walk.files);
+            for file in files {
+                // A file gone between the walk and now is picked up as
+                // forgotten by the next pass.
+                if let Ok(metadata) = std::fs::metadata(&file) {
+                    found.push((file, Stamp::of(&metadata)));
+                }
+            }
+        }
+        let mut known = self.known()?;
+        let present: HashSet<&Path> = found.iter().map(|(path, _)| path.as_path()).collect();
+        let mut vanished: Vec<(String, Stamp)> = known
+            .iter()
+            .filter(|(path, _)| !present.contains(Path::new(path.as_str())))
+            .map(|(path, stamp)| (path.clone(), *stamp))
+            .collect();
+        let mut changed = Vec::new();
+        for (path, stamp) in found {
+            let key = path.to_string_lossy().into_owned();
+            if known.remove(&key) == Some(stamp) {
+                report.unchanged += 1;
+            } else if let Some(at) = vanished.iter().position(|(_, old)| *old == stamp) {
+                let (from, _) = vanished.swap_remove(at);
+                self.forget(&from)?;
+                self.remember(&key, stamp)?;
+                report.renamed.push(Rename {
+                    from: PathBuf::from(from),
+                    to: path,
+                });
+            } else {
+                changed.push((path, key, stamp));
+            }
+        }
+        for (path, _) in vanished {
+            self.forget(&path)?;
+            report.forgotten.push(PathBuf::from(path));
+        }
+        let files: Vec<PathBuf> = changed.iter().map(|(path, _, _)| path.clone()).collect();
+        report.read = files.len();
+        let options = ImportOptions {
+            reconcile: false,
+            ..ImportOptions::default()
+        };
+        report
+            .import
+            .files
+            .extend(import_files(self.store, &files, &options)?.files);
+        // The stamp taken before reading: a file that grew meanwhile is read
+        // again next time.
+        for (_, key, stamp) in &changed {
+            self.remember(key, *stamp)?;
+        }
+        report.import.files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(report)
+    }
+
+    fn known(&self) -> Result<HashMap<String, Stamp>, rusqlite::Error> {
+        let mut statement = self
+            .store
+            .connection()
+            .prepare("SELECT path, device, inode, size, modified FROM session_search_sync_files")?;
+        let rows = statement.query_map([], |row| {
+            Ok((
+                row.get(0)?,
+                Stamp {
+                    device: row.get(1)?,
+                    inode: row.get(2)?,
+                    size: row.get(3)?,
+                    modified: row.get(4)?,
+                },
+            ))
+        })?;
+        rows.collect()
+    }
+
+    fn remember(&self, path: &str, stamp: Stamp) -> Result<(), rusqlite::Error> {
+        self.store.connection().execute(
+            "INSERT OR REPLACE INTO session_search_sync_files(path, device, inode, size, modified) \
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            (path, stamp.device, stamp.inode, stamp.size, stamp.modified),
+        )?;
+        Ok(())
+    }
+
+    fn forget(&self, path: &str) -> Result<(), rusqlite::Error> {
+        self.store.connection().execute(
+            "DELETE FROM session_search_sync_files WHERE path = ?1",
+            [path],
+        )?;
+        Ok(())
+    }
+
+    /// Makes a pass, then another whenever the folders change, and at least
+    /// every [`RESCAN`]; hands each pass's outcome to `done`, after indexing
+    /// what it imported (with the number of messages indexed). Returns only
+    /// when the watcher fails.
+    pub fn watch(
+        &self,
+        mut done: impl FnMut(Result<(SyncReport, i64), session_search::Error>),
+    ) -> Result<(), String> {
+        use notify_debouncer_mini::notify::RecursiveMode;
+        let (events, changes) = mpsc::channel();
+        let mut debouncer = notify_debouncer_mini::new_debouncer(DEBOUNCE, events)
+            .map_err(|e| format!("cannot watch the transcript folders: {e}"))?;
+        let mut watched: Vec<(PathBuf, RecursiveMode)> = Vec::new();
+        loop {
+            // A folder that exists is watched whole; for one that does not
+            // exist yet, the nearest folder above it that does, so that its
+            // creation starts a pass which then watches it.
+            let mut wanted: Vec<(PathBuf, RecursiveMode)> = Vec::new();
+            for source in &self.sources {
+                let watch = match source.path.exists() {
+                    true => Some((source.path.clone(), RecursiveMode::Recursive)),
+                    false => source
+                        .path
+                        .ancestors()
+                        .find(|folder| folder.is_dir())
+                        .map(|folder| (folder.to_owned(), RecursiveMode::NonRecursive)),
+                };
+                if let Some(watch) = watch.filter(|watch| !wanted.contains(watch)) {
+                    wanted.push(watch);
+                }
+            }
+            for (path, _) in watched.iter().filter(|watch| !wanted.contains(watch)) {
+                // It may be gone already, which ended its watch.
+                let _ = debouncer.watcher().unwatch(path);
+            }
+            watched.retain(|watch| wanted.contains(watch));
+            for (path, mode) in wanted {
+                if watched.contains(&(path.clone(), mode)) {
+                    continue;
+                }
+                match debouncer.watcher().watch(&path, mode) {
+                    Ok(()) => watched.push((path, mode)),
+                    // Removed since it was looked at: the next pass sees.
+                    Err(_) if !path.exists() => {}
+                    Err(e) => return Err(format!("cannot watch {}: {e}", path.display())),
+                }
+            }
+            done(
+                self.pass()
+                    .and_then(|report| Ok((report, index_all(self.store)?))),
+            );
+            match changes.recv_timeout(RESCAN) {
+                Ok(_) | Err(RecvTimeoutError::Timeout) => while changes.try_recv().is_ok() {},
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err("the file watcher stopped".into())
+                }
+            }
+        }
+    }
+}
+
+/// Rows per reconciliation slice while watching.
+const RECONCILE_ROWS: i64 = 2000;
+
+/// Indexes everything pending; returns how many messages were indexed.
+fn index_all(store: &Store) -> Result<i64, session_search::Error> {
+    let mut indexed = 0;
+    loop {
+        let progress = store.reconcile(RECONCILE_ROWS)?;
+        indexed += progress.indexed;
+        if progress.done {
+            return Ok(indexed);
+        }
+    }
+}
+
+/// The arguments of `session-search sync`.
+#[derive(clap::Args)]
+pub struct SyncArgs {
+    /// Folders or files to follow instead of the default folders
+    #[arg(value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// Keep following the folders, importing each change within about a
+    /// second, until stopped
+    #[arg(long)]
+    watch: bool,
+    /// Print each pass's report as JSON (one line per pass with --watch)
+    #[arg(long)]
+    json: bool,
+}
+
+/// The folders `paths` names, else the default folders.
+pub fn sources(paths: &[PathBuf]) -> Result<Vec<Source>, Failure> {
+    if paths.is_empty() {
+        return default_sources(|name| std::env::var_os(name)).map_err(Failure::Message);
+    }
+    Ok(paths
+        .iter()
+        .map(|path| Source {
+            tool: "named",
+            path: path.clone(),
+        })
+        .collect())
+}
+
+/// Runs `session-search sync`.
+pub fn run(db: &Path, args: &SyncArgs, quiet: bool, out: &mut dyn Write) -> Result<(), Failure> {
+    for path in &args.paths {
+        std::fs::metadata(path)
+            .map_err(|e| Failure::Message(format!("cannot read {}: {e}", path.display())))?;
+    }
+    let store = crate::open_creating(db)?;
+    let syncer = Syncer::new(&store, sources(&args.paths)?)?;
+    let talk = !quiet && !args.json;
+    if talk {
+        write!(out, "{}", describe_sources(syncer.sources()))?;
+    }
+    if !args.watch {
+        let report = syncer.pass()?;
+        let indexed = match talk {
+            true => crate::reconcile(&store)?,
+            false => index_all(&store)?,
+        };
+        if args.json {
+            writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+        } else if !quiet {
+            write!(out, "{}", describe_pass(&report, indexed))?;
+        }
+        return Ok(());
+    }
+    if talk {
+        writeln!(out, "Watching for changes; stop with Ctrl-C.")?;
+    }
+    let mut first = true;
+    let mut failure = Ok(());
+    let watched = syncer.watch(|pass| {
+        let shown = match pass {
+            Ok((report, indexed)) if first || report.eventful() => match args.json {
+                true => serde_json::to_string(&report)
+                    .map(|json| json + "\n")
+                    .map_err(Failure::from),
+                false => Ok(describe_pass(&report, indexed)),
+            },
+            Ok(_) => return,
+            Err(e) => Ok(format!("session-search: sync failed, retrying: {e}\n")),
+        };
+        first = false;
+        if quiet {
+            return;
+        }
+        if let Err(e) = shown.and_then(|text| Ok(out.write_all(text.as_bytes())?)) {
+            failure = Err(e);
+        }
+    });
+    failure?;
+    watched.map_err(Failure::Message)
+}
+
+/// Which of the followed folders exist, for people.
+fn describe_sources(sources: &[Source]) -> String {
+    let mut text = String::new();
+    for source in sources {
+        let state = match source.path.exists() {
+            true => "",
+            false => " (not there yet)",
+        };
+        let _ = writeln!(text, "{}: {}{state}", source.tool, source.path.display());
+    }
+    text
+}
+
+/// One pass for people: the files read, renames, then the totals.
+fn describe_pass(report: &SyncReport, indexed: i64) -> String {
+    let mut text = crate::describe_files(&report.import);
+    for rename in &report.renamed {
+        let _ = writeln!(
+            text,
+            "{} -> {}: renamed, not read again",
+            rename.from.display(),
+            rename.to.display()
+        );
+    }
+    let _ = writeln!(
+        text,
+        "Read {} of {} transcripts ({} gone); imported {} into {}; {} skipped; indexed {}.",
+        report.read,
+        report.read + report.unchanged + report.renamed.len(),
+        report.forgotten.len(),
+        crate::count(report.import.imported(), "message"),
+        crate::count(report.import.sessions_created(), "new session"),
+        crate::count(report.import.skipped_lines().count(), "line"),
+        crate::count(indexed as usize, "message"),
+    );
+    text
+}
+
+/// Follows `sources` into the database `db` on a thread of its own, with
+/// its own connection, while the caller goes on (`mcp --watch`). What goes
+/// wrong is said on stderr; a failed pass is retried at the next change.
+pub fn watch_in_background(db: &Path, sources: Vec<Source>) {
+    let db = db.to_owned();
+    std::thread::spawn(move || {
+        let stopped = match crate::open(&db) {
+            Ok(store) => Syncer::new(&store, sources)
+                .map_err(|e| e.to_string())
+                .and_then(|syncer| {
+                    syncer.watch(|pass| {
+                        if let Err(e) = pass {
+                            eprintln!("session-search: sync failed, retrying: {e}");
+                        }
+                    })
+                }),
+            Err(_) => Err(format!("cannot open {}", db.display())),
+        };
+        if let Err(e) = stopped {
+            eprintln!("session-search: watching stopped: {e}");
+        }
+    });
+}
