@@ -72,10 +72,11 @@ impl Compiled {
         let text: &str = &view.text;
         let mut at = 0;
         while at <= text.len() {
-            let Some(captures) = self.regex.captures_at(text, at) else {
+            // Finding allocates nothing; groups are resolved only for a match
+            // that has them (searching again from its start finds it again).
+            let Some(whole) = self.regex.find_at(text, at) else {
                 break;
             };
-            let whole = captures.get(0).expect("group 0 always matches");
             if self.word_start && !view.starts_word(whole.start()) {
                 at = view.next_word_start(whole.start());
                 continue;
@@ -87,7 +88,7 @@ impl Compiled {
             };
             if self.groups.is_empty() {
                 push(whole);
-            } else {
+            } else if let Some(captures) = self.regex.captures_at(text, whole.start()) {
                 self.groups
                     .iter()
                     .filter_map(|&g| captures.get(g))
