@@ -13,6 +13,12 @@ billing=claude-code:3a1bac8e-df98-4501-a88c-d36ec3551bb6
 
 step() { printf '\n== %s\n' "$1"; }
 ss() { "$cli" --db "$db" "$@"; }
+# A search that must find nothing: exit status 1, as grep's when no line matches.
+nothing() {
+  local status=0
+  ss "$@" || status=$?
+  if [ "$status" -ne 1 ]; then echo "expected no match (exit status 1), got $status" >&2; exit 1; fi
+}
 
 rm -f "$db" "$db-wal" "$db-shm"
 step "import: Claude Code and OpenClaw transcripts, a spawned subagent, six languages"
@@ -27,11 +33,11 @@ ss search '東京' --limit 1
 ss search '서울' --limit 1
 
 step "rewind: the abandoned 'blue-green cutover' branch is not on the active branch, so not found"
-ss search '"blue-green cutover"'
+nothing search '"blue-green cutover"'
 
 step "secrets: the pasted API key is redacted, and searching for it finds nothing"
 ss search 'key staging' --caller "$shop" --limit 1
-ss search 'sk-proj-demo8AhzLG5IXNh55QLM4QVtQqP7YoyHLv66Bd1S' --caller "$shop"
+nothing search 'sk-proj-demo8AhzLG5IXNh55QLM4QVtQqP7YoyHLv66Bd1S' --caller "$shop"
 
 step "visibility: 'migration' as the shop session sees it (tree: itself and the subagent it spawned)"
 ss search 'migration' --caller "$shop" --visibility tree --limit 3

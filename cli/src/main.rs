@@ -11,22 +11,32 @@
 //! so `search` without `--caller` searches every session (visibility `all`,
 //! with the first session by key as the nominal caller); a narrower
 //! `--visibility` needs `--caller`. `history <session>` without `--caller`
-//! reads the session as itself.
+//! reads the session as itself. Wherever a session key is asked for, a
+//! unique start of one will do ([`Store::resolve_session_key`]).
+//!
+//! For people: times in the local time zone (`--utc`: UTC), each session's
+//! working directory and resume command when its importer recorded them,
+//! and grep's exit status: 0 when something was found, 1 when a search or a
+//! list found nothing, 2 on errors. `--json` prints exactly what the SQL
+//! functions return.
 
 #![deny(missing_docs)]
 
 mod mcp;
 mod sync;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use jiff::tz::TimeZone;
 use rusqlite::OptionalExtension;
 use serde::Serialize;
-use session_search::import::{import_path, FileReport, Format, ImportOptions, ImportReport};
+use session_search::import::{
+    import_path, origin, FileReport, Format, ImportOptions, ImportReport,
+};
 use session_search::timestamp::{format_iso8601, parse_iso8601};
 use session_search::{
-    HistoryOptions, ListOptions, MessageRef, Order, Role, SearchOptions, SearchRequest, Store,
-    StoreOptions, Visibility,
+    HistoryOptions, ListOptions, ListResponse, MessageRef, Order, Role, SearchOptions,
+    SearchRequest, SearchResponse, Store, StoreOptions, Visibility,
 };
 use session_search_engine::query::Query;
 use std::fmt::Write as _;
@@ -55,6 +65,13 @@ struct Cli {
     /// ~/.local/share/sqlite-session-search/sessions.db]
     #[arg(long, global = true, value_name = "PATH")]
     db: Option<PathBuf>,
+    /// Print only results, JSON and errors: no per-file import lines,
+    /// progress bars, totals or notes
+    #[arg(short, long, global = true)]
+    quiet: bool,
+    /// Show times in UTC instead of the local time zone
+    #[arg(long, global = true)]
+    utc: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -84,7 +101,11 @@ enum Command {
         json: bool,
     },
     /// Index every message still waiting to be indexed
-    Reconcile,
+    Reconcile {
+        /// Print the count as JSON: {"indexed": N}
+        #[arg(long)]
+        json: bool,
+    },
     /// Store redaction patterns (regular expressions; a group named
     /// `secret` redacts only itself) that the index and every output must
     /// not hold, besides the built-in ones; replaces the stored patterns and
@@ -96,6 +117,23 @@ enum Command {
         /// Remove the stored patterns instead
         #[arg(long, conflicts_with = "patterns")]
         clear: bool,
+        /// Print the counts as JSON: {"patterns": N, "changed": BOOL,
+        /// "indexed": N}
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a completion script for a shell, e.g. in ~/.bashrc:
+    /// source <(session-search completions bash)
+    Completions {
+        /// The shell
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) of session-search, or of one of its
+    /// commands, e.g. session-search man | man -l -
+    Man {
+        /// The command whose page to print (session-search-COMMAND(1))
+        command: Option<String>,
     },
 }
 
@@ -163,8 +201,8 @@ enum OrderArg {
 struct SearchArgs {
     /// Words and "quoted phrases"; every term must match; word* is a prefix
     query: String,
-    /// The session_key of the session asking [default: none, searching all
-    /// sessions]
+    /// The session asking: its key, or a unique start of it [default: none,
+    /// searching all sessions]
     #[arg(long)]
     caller: Option<String>,
     /// Which sessions the caller sees [default: tree with --caller, all
@@ -182,7 +220,8 @@ struct SearchArgs {
     /// date-time (a date is its last millisecond, UTC)
     #[arg(long, value_parser = until)]
     until: Option<i64>,
-    /// Only this session (repeatable), still within visibility
+    /// Only this session (its key or a unique start of it; repeatable),
+    /// still within visibility
     #[arg(long = "session", value_name = "SESSION_KEY")]
     sessions: Vec<String>,
     /// Most results, 1-25 [default: 10]
@@ -198,9 +237,11 @@ struct SearchArgs {
 
 #[derive(Args)]
 struct HistoryArgs {
-    /// The session_key of the session to show
+    /// The session to show: its key, or a unique start of it such as the
+    /// session id Claude Code shows
     session: String,
-    /// The session_key of the session asking [default: the session itself]
+    /// The session asking: its key, or a unique start of it [default: the
+    /// session itself]
     #[arg(long)]
     caller: Option<String>,
     /// Which sessions the caller sees [default: tree with --caller, self
@@ -226,8 +267,8 @@ struct HistoryArgs {
 
 #[derive(Args)]
 struct ListArgs {
-    /// The session_key of the session asking [default: none, list every
-    /// session]
+    /// The session asking: its key, or a unique start of it [default: none,
+    /// list every session]
     #[arg(long)]
     caller: Option<String>,
     /// Which sessions the caller sees [default: tree with --caller, all
@@ -324,25 +365,44 @@ fn main() -> ExitCode {
     // their order. It is locked per write, never for the whole run: the MCP
     // server writes to it from another thread.
     match run(cli, &mut std::io::stdout()) {
-        Ok(()) | Err(Failure::Closed) => ExitCode::SUCCESS,
+        Ok(status) => status,
+        Err(Failure::Closed) => ExitCode::SUCCESS,
         Err(Failure::Message(message)) => {
             eprintln!("session-search: {message}");
-            ExitCode::FAILURE
+            ExitCode::from(2)
         }
     }
 }
 
-fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
+/// The exit status of a command that finds things, as grep's: 0 when it
+/// found something, 1 when it found nothing.
+fn found(anything: bool) -> ExitCode {
+    match anything {
+        true => ExitCode::SUCCESS,
+        false => ExitCode::from(1),
+    }
+}
+
+/// Runs the command; `search` and `list` decide the exit status, the
+/// others succeed unless they fail.
+fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitCode, Failure> {
+    // These two need no database.
+    match &cli.command {
+        Command::Completions { shell } => return completions(*shell, out),
+        Command::Man { command } => return man(command.as_deref(), out),
+        _ => {}
+    }
+    let human = Human::new(cli.utc, cli.quiet);
     let db = match cli.db {
         Some(path) => path,
         None => default_db()?,
     };
-    match cli.command {
-        Command::Import(args) => import(&db, &args, out),
-        Command::Sync(args) => sync::run(&db, &args, false, out),
-        Command::Search(args) => search(&open_existing(&db)?, &args, out),
-        Command::History(args) => history(&open_existing(&db)?, &args, out),
-        Command::List(args) => list(&open_existing(&db)?, &args, out),
+    let done = match cli.command {
+        Command::Import(args) => import(&db, &args, human.quiet, out),
+        Command::Sync(args) => sync::run(&db, &args, human.quiet, out),
+        Command::Search(args) => return search(&open_existing(&db)?, &args, &human, out),
+        Command::History(args) => history(&open_existing(&db)?, &args, &human, out),
+        Command::List(args) => return list(&open_existing(&db)?, &args, &human, out),
         Command::Mcp(args) => {
             let viewer = match (args.caller, args.visibility) {
                 (None, None | Some(VisibilityArg::All)) => mcp::Viewer {
@@ -372,28 +432,87 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<(), Failure> {
             mcp::serve(store, viewer).map_err(Failure::Message)
         }
         Command::Status { json } => status(&db, &open_existing(&db)?, json, out),
-        Command::Reconcile => {
-            let indexed = reconcile(&open_existing(&db)?)?;
-            writeln!(out, "Indexed {indexed} messages; none pending.")?;
+        Command::Reconcile { json } => {
+            let indexed = index_pending(&open_existing(&db)?, human.quiet)?;
+            if json {
+                writeln!(out, "{}", serde_json::json!({ "indexed": indexed }))?;
+            } else if !human.quiet {
+                writeln!(out, "Indexed {indexed} messages; none pending.")?;
+            }
             Ok(())
         }
-        Command::Redact { patterns, .. } => {
-            let store = open_existing(&db)?;
-            let patterns: Vec<&str> = patterns.iter().map(String::as_str).collect();
-            let change = store.set_redaction(&patterns)?;
-            let stored = match change.patterns {
-                1 => "1 redaction pattern stored".to_owned(),
-                n => format!("{n} redaction patterns stored"),
-            };
-            if !change.changed {
-                writeln!(out, "{stored}; unchanged.")?;
-                return Ok(());
-            }
-            let indexed = reconcile(&store)?;
-            writeln!(out, "{stored}; re-indexed {indexed} messages.")?;
-            Ok(())
+        Command::Redact { patterns, json, .. } => {
+            redact(&open_existing(&db)?, &patterns, json, human.quiet, out)
+        }
+        Command::Completions { .. } | Command::Man { .. } => {
+            unreachable!("answered before the database is looked for")
+        }
+    };
+    done.map(|()| ExitCode::SUCCESS)
+}
+
+/// Stores the redaction patterns and re-indexes if they changed.
+fn redact(
+    store: &Store,
+    patterns: &[String],
+    json: bool,
+    quiet: bool,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let patterns: Vec<&str> = patterns.iter().map(String::as_str).collect();
+    let change = store.set_redaction(&patterns)?;
+    let indexed = match change.changed {
+        true => index_pending(store, quiet)?,
+        false => 0,
+    };
+    if json {
+        let counts = serde_json::json!({
+            "patterns": change.patterns,
+            "changed": change.changed,
+            "indexed": indexed,
+        });
+        writeln!(out, "{counts}")?;
+    } else if !quiet {
+        let stored = match change.patterns {
+            1 => "1 redaction pattern stored".to_owned(),
+            n => format!("{n} redaction patterns stored"),
+        };
+        match change.changed {
+            true => writeln!(out, "{stored}; re-indexed {indexed} messages.")?,
+            false => writeln!(out, "{stored}; unchanged.")?,
         }
     }
+    Ok(())
+}
+
+/// `completions <shell>`: the script clap_complete makes from the
+/// arguments' definitions.
+fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> Result<ExitCode, Failure> {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "session-search", &mut script);
+    out.write_all(&script)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `man [command]`: the manual page clap_mangen makes from the arguments'
+/// definitions, of session-search or of one command.
+fn man(command: Option<&str>, out: &mut dyn Write) -> Result<ExitCode, Failure> {
+    let mut cli = Cli::command().disable_help_subcommand(true);
+    cli.build();
+    let page = match command {
+        None => cli,
+        Some(name) => cli.find_subcommand(name).cloned().ok_or_else(|| {
+            let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
+            Failure::Message(format!(
+                "no command {name:?}; the commands are {}",
+                names.join(", ")
+            ))
+        })?,
+    };
+    clap_mangen::Man::new(page)
+        .source(format!("session-search {}", env!("CARGO_PKG_VERSION")))
+        .render(out)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `$SESSION_SEARCH_DB`, else the XDG data directory's `sqlite-session-search/sessions.db`.
@@ -443,7 +562,7 @@ fn open_existing(db: &Path) -> Result<Store, Failure> {
     open(db)
 }
 
-fn import(db: &Path, args: &ImportArgs, out: &mut dyn Write) -> Result<(), Failure> {
+fn import(db: &Path, args: &ImportArgs, quiet: bool, out: &mut dyn Write) -> Result<(), Failure> {
     for path in &args.paths {
         std::fs::metadata(path)
             .map_err(|e| Failure::Message(format!("cannot read {}: {e}", path.display())))?;
@@ -461,10 +580,10 @@ fn import(db: &Path, args: &ImportArgs, out: &mut dyn Write) -> Result<(), Failu
             .files
             .extend(import_path(&store, path, &options)?.files);
     }
-    let indexed = reconcile(&store)?;
+    let indexed = index_pending(&store, quiet)?;
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
-    } else {
+    } else if !quiet {
         write!(out, "{}", describe_import(&args.paths, &report, indexed))?;
     }
     Ok(())
@@ -567,15 +686,24 @@ fn describe_file(file: &FileReport) -> String {
     line
 }
 
-/// Indexes everything pending, with a progress bar on a terminal; returns
-/// the number of messages indexed.
+/// [`index_pending`] with its progress bar.
 fn reconcile(store: &Store) -> Result<i64, Failure> {
+    index_pending(store, false)
+}
+
+/// Indexes everything pending, with a progress bar on a terminal unless
+/// `quiet`; returns the number of messages indexed.
+fn index_pending(store: &Store, quiet: bool) -> Result<i64, Failure> {
     let mut progress = store.reconcile(RECONCILE_ROWS)?;
     let mut indexed = progress.indexed;
     if progress.done {
         return Ok(indexed);
     }
-    let bar = ProgressBar::new((indexed + progress.pending) as u64);
+    let bar = match quiet {
+        true => ProgressBar::hidden(),
+        false => ProgressBar::new(0),
+    };
+    bar.set_length((indexed + progress.pending) as u64);
     bar.set_style(
         ProgressStyle::with_template("indexing {bar:40} {pos}/{len} messages, {eta} left")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -614,15 +742,19 @@ fn time_bound(text: &str, end_of_day: bool) -> Result<i64, String> {
     })
 }
 
-/// Whose view a search or list takes: `--caller` at `--visibility`
-/// (default tree), or without a caller the database owner's, every session.
+/// Whose view a search or list takes: `--caller` (resolved) at
+/// `--visibility` (default tree), or without a caller the database owner's,
+/// every session.
 fn viewer(
     store: &Store,
     caller: &Option<String>,
     visibility: Option<VisibilityArg>,
 ) -> Result<(String, Visibility), Failure> {
     match (caller, visibility) {
-        (Some(caller), v) => Ok((caller.clone(), v.map_or(Visibility::Tree, Visibility::from))),
+        (Some(caller), v) => Ok((
+            store.resolve_session_key(caller)?,
+            v.map_or(Visibility::Tree, Visibility::from),
+        )),
         (None, None | Some(VisibilityArg::All)) => Ok((first_session(store)?, Visibility::All)),
         (None, Some(_)) => Err(Failure::Message(
             "--visibility other than all needs --caller <session_key>, the session whose view is used".into(),
@@ -630,8 +762,18 @@ fn viewer(
     }
 }
 
-fn search(store: &Store, args: &SearchArgs, out: &mut dyn Write) -> Result<(), Failure> {
+fn search(
+    store: &Store,
+    args: &SearchArgs,
+    human: &Human,
+    out: &mut dyn Write,
+) -> Result<ExitCode, Failure> {
     let (caller, visibility) = viewer(store, &args.caller, args.visibility)?;
+    let sessions = args
+        .sessions
+        .iter()
+        .map(|text| store.resolve_session_key(text))
+        .collect::<Result<Vec<_>, _>>()?;
     let options = SearchOptions {
         caller: Some(caller),
         visibility,
@@ -647,7 +789,7 @@ fn search(store: &Store, args: &SearchArgs, out: &mut dyn Write) -> Result<(), F
         }),
         since: args.since,
         until: args.until,
-        session_keys: (!args.sessions.is_empty()).then(|| args.sessions.clone()),
+        session_keys: (!sessions.is_empty()).then_some(sessions),
         order: match args.order {
             OrderArg::Relevance => Order::Relevance,
             OrderArg::Recent => Order::Recent,
@@ -655,48 +797,51 @@ fn search(store: &Store, args: &SearchArgs, out: &mut dyn Write) -> Result<(), F
         ..SearchOptions::default()
     };
     if args.json {
-        writeln!(
-            out,
-            "{}",
-            sql_json(store, "sessions_search", &args.query, &options)?
-        )?;
-        return Ok(());
+        let json = sql_json(store, "sessions_search", &args.query, &options)?;
+        writeln!(out, "{json}")?;
+        let response: SearchResponse = serde_json::from_str(&json)?;
+        return Ok(found(!response.results.is_empty()));
     }
     let response = store.search(&SearchRequest {
         query: args.query.clone(),
         options,
     })?;
-    let style = Style::for_stdout();
     let query = Query::parse(&args.query).ok();
     for hit in &response.results {
         writeln!(
             out,
             "{}  {}  {}  {}",
-            style.bold(&hit.session_key),
-            format_iso8601(hit.timestamp),
+            human.style.bold(&hit.session_key),
+            human.time(hit.timestamp),
             hit.role,
             hit.message_id
         )?;
+        human.write_origin(store, &hit.session_key, out)?;
         let spans = query
             .as_ref()
             .map_or_else(Vec::new, |q| q.match_spans(&hit.snippet));
-        writeln!(out, "  {}\n", style.highlight(&hit.snippet, &spans))?;
+        writeln!(out, "  {}\n", human.style.highlight(&hit.snippet, &spans))?;
     }
     if response.results.is_empty() {
-        eprintln!("No matches.");
+        human.note("No matches.");
     }
     if response.truncated {
-        eprintln!(
-            "More matches exist than were shown; raise --limit (at most 25) or narrow the search."
+        human.note(
+            "More matches exist than were shown; raise --limit (at most 25) or narrow the search.",
         );
     }
     if let Some(warning) = &response.warning {
-        eprintln!("Note: {warning}.");
+        human.note(&format!("Note: {warning}."));
     }
-    Ok(())
+    Ok(found(!response.results.is_empty()))
 }
 
-fn list(store: &Store, args: &ListArgs, out: &mut dyn Write) -> Result<(), Failure> {
+fn list(
+    store: &Store,
+    args: &ListArgs,
+    human: &Human,
+    out: &mut dyn Write,
+) -> Result<ExitCode, Failure> {
     let (caller, visibility) = viewer(store, &args.caller, args.visibility)?;
     let options = ListOptions {
         caller: Some(caller),
@@ -716,10 +861,10 @@ fn list(store: &Store, args: &ListArgs, out: &mut dyn Write) -> Result<(), Failu
                 .connection()
                 .query_row("SELECT sessions_list(?1)", [&options], |row| row.get(0))?;
         writeln!(out, "{json}")?;
-        return Ok(());
+        let response: ListResponse = serde_json::from_str(&json)?;
+        return Ok(found(!response.sessions.is_empty()));
     }
     let response = store.list(&options)?;
-    let style = Style::for_stdout();
     for session in &response.sessions {
         let messages = match session.messages {
             1 => "1 message".to_owned(),
@@ -728,23 +873,26 @@ fn list(store: &Store, args: &ListArgs, out: &mut dyn Write) -> Result<(), Failu
         writeln!(
             out,
             "{}  {}  {}  {messages}",
-            style.bold(&session.session_key),
-            format_iso8601(session.last_activity),
+            human.style.bold(&session.session_key),
+            human.time(session.last_activity),
             session.agent_id
         )?;
+        human.write_origin(store, &session.session_key, out)?;
         if !session.title.is_empty() {
             writeln!(out, "  {}", session.title)?;
         }
         writeln!(out)?;
     }
     if response.sessions.is_empty() {
-        eprintln!("No sessions.");
+        human.note("No sessions.");
     }
     if response.truncated {
         let next = args.offset.unwrap_or(0) + response.sessions.len() as i64;
-        eprintln!("More sessions follow; see them with --offset {next}.");
+        human.note(&format!(
+            "More sessions follow; see them with --offset {next}."
+        ));
     }
-    Ok(())
+    Ok(found(!response.sessions.is_empty()))
 }
 
 /// The smallest session key: the nominal caller of a search of everything.
@@ -780,14 +928,20 @@ fn sql_json(
     )?)
 }
 
-fn history(store: &Store, args: &HistoryArgs, out: &mut dyn Write) -> Result<(), Failure> {
+fn history(
+    store: &Store,
+    args: &HistoryArgs,
+    human: &Human,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let session = store.resolve_session_key(&args.session)?;
     let (caller, visibility) = match &args.caller {
         Some(caller) => (
-            caller.clone(),
+            store.resolve_session_key(caller)?,
             args.visibility.map_or(Visibility::Tree, Visibility::from),
         ),
         None => (
-            args.session.clone(),
+            session.clone(),
             args.visibility.map_or(Visibility::Own, Visibility::from),
         ),
     };
@@ -804,12 +958,14 @@ fn history(store: &Store, args: &HistoryArgs, out: &mut dyn Write) -> Result<(),
         writeln!(
             out,
             "{}",
-            sql_json(store, "sessions_history", &args.session, &options)?
+            sql_json(store, "sessions_history", &session, &options)?
         )?;
         return Ok(());
     }
-    let response = store.history(&args.session, &options)?;
-    let style = Style::for_stdout();
+    let response = store.history(&session, &options)?;
+    writeln!(out, "{}", human.style.bold(&session))?;
+    human.write_origin(store, &session, out)?;
+    writeln!(out)?;
     if response.before > 0 {
         writeln!(out, "({} earlier messages not shown)\n", response.before)?;
     }
@@ -817,8 +973,8 @@ fn history(store: &Store, args: &HistoryArgs, out: &mut dyn Write) -> Result<(),
         writeln!(
             out,
             "{}  {}  {}",
-            format_iso8601(message.timestamp),
-            style.bold(message.role.as_str()),
+            human.time(message.timestamp),
+            human.style.bold(message.role.as_str()),
             message.message_id
         )?;
         for line in message.text.lines() {
@@ -830,7 +986,7 @@ fn history(store: &Store, args: &HistoryArgs, out: &mut dyn Write) -> Result<(),
         writeln!(out, "({} later messages not shown)", response.after)?;
     }
     if response.truncated {
-        eprintln!("Some text was cut; use --json and maxChars-sized windows to read more.");
+        human.note("Some text was cut; use --json and maxChars-sized windows to read more.");
     }
     Ok(())
 }
@@ -864,6 +1020,90 @@ fn status(db: &Path, store: &Store, json: bool, out: &mut dyn Write) -> Result<(
     Ok(())
 }
 
+/// How output for people looks, from the global flags.
+struct Human {
+    /// Times are shown in it: the system's time zone, or UTC with --utc.
+    zone: TimeZone,
+    /// --quiet: nothing for people but results (no notes, progress bars,
+    /// per-file lines or totals).
+    quiet: bool,
+    style: Style,
+    /// Shown as `~` at the start of working directories.
+    home: Option<PathBuf>,
+}
+
+impl Human {
+    fn new(utc: bool, quiet: bool) -> Human {
+        Human {
+            zone: match utc {
+                true => TimeZone::UTC,
+                false => TimeZone::system(),
+            },
+            quiet,
+            style: Style::for_stdout(),
+            home: std::env::var_os("HOME")
+                .filter(|home| !home.is_empty())
+                .map(PathBuf::from),
+        }
+    }
+
+    /// Unix ms as `2025-11-02 11:00:02 +01:00` in the zone shown (beyond
+    /// the years -9999 to 9999, as ISO 8601 in UTC).
+    fn time(&self, ms: i64) -> String {
+        match jiff::Timestamp::from_millisecond(ms) {
+            Ok(time) => time
+                .to_zoned_datetime(self.zone.clone())
+                .strftime("%Y-%m-%d %H:%M:%S %:z")
+                .to_string(),
+            Err(_) => format_iso8601(ms),
+        }
+    }
+
+    /// A note on stderr, unless --quiet.
+    fn note(&self, text: &str) {
+        if !self.quiet {
+            eprintln!("{text}");
+        }
+    }
+
+    /// The dim line under a session's first: where it ran and the command
+    /// that resumes it, as far as its importer recorded them.
+    fn write_origin(
+        &self,
+        store: &Store,
+        session: &str,
+        out: &mut dyn Write,
+    ) -> Result<(), Failure> {
+        let Some(origin) = origin(store, session)? else {
+            return Ok(());
+        };
+        let parts: Vec<String> = origin
+            .cwd
+            .as_deref()
+            .map(|cwd| self.place(cwd))
+            .into_iter()
+            .chain(origin.resume_command())
+            .collect();
+        if !parts.is_empty() {
+            writeln!(out, "  {}", self.style.dim(&parts.join(" · ")))?;
+        }
+        Ok(())
+    }
+
+    /// A directory, with the home directory as `~`.
+    fn place(&self, dir: &str) -> String {
+        let inside = self
+            .home
+            .as_deref()
+            .and_then(|home| Path::new(dir).strip_prefix(home).ok());
+        match inside {
+            Some(rest) if rest.as_os_str().is_empty() => "~".to_owned(),
+            Some(rest) => format!("~/{}", rest.display()),
+            None => dir.to_owned(),
+        }
+    }
+}
+
 /// Terminal styling: ANSI colour only when stdout is a terminal and
 /// `NO_COLOR` is unset or empty.
 struct Style {
@@ -879,8 +1119,17 @@ impl Style {
     }
 
     fn bold(&self, text: &str) -> String {
+        self.sgr("1", text)
+    }
+
+    fn dim(&self, text: &str) -> String {
+        self.sgr("2", text)
+    }
+
+    /// `text` in the graphic rendition `code`.
+    fn sgr(&self, code: &str, text: &str) -> String {
         match self.colour {
-            true => format!("\x1b[1m{text}\x1b[0m"),
+            true => format!("\x1b[{code}m{text}\x1b[0m"),
             false => text.to_owned(),
         }
     }

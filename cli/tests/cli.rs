@@ -21,12 +21,13 @@ fn claude_fixtures() -> PathBuf {
 }
 
 /// The binary with a clean environment: no database or colour settings
-/// inherited from the caller.
+/// inherited from the caller, times in UTC unless `env` sets `TZ`.
 fn command(env: &[(&str, &Path)]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_session-search"));
     for name in ["SESSION_SEARCH_DB", "XDG_DATA_HOME", "NO_COLOR"] {
         command.env_remove(name);
     }
+    command.env("TZ", "UTC");
     for (name, value) in env {
         command.env(name, value);
     }
@@ -51,7 +52,12 @@ impl From<Output> for Run {
 
 /// Runs `session-search --db <db> <args>`.
 fn run(db: &Path, args: &[&str]) -> Run {
-    command(&[])
+    run_with(db, &[], args)
+}
+
+/// Runs `session-search --db <db> <args>` with `env` set.
+fn run_with(db: &Path, env: &[(&str, &Path)], args: &[&str]) -> Run {
+    command(env)
         .arg("--db")
         .arg(db)
         .args(args)
@@ -66,17 +72,33 @@ fn ok(db: &Path, args: &[&str]) -> String {
     run.stdout
 }
 
-/// Fails with exit code 1 and one line on stderr, which is returned.
+/// Fails with exit code 2 and one line on stderr, which is returned.
 fn fails(db: &Path, args: &[&str]) -> String {
     let run = run(db, args);
     assert_eq!(
-        run.code, 1,
+        run.code, 2,
         "{args:?} should fail: {}{}",
         run.stdout, run.stderr
     );
     assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
     assert!(run.stderr.starts_with("session-search: "), "{}", run.stderr);
     run.stderr
+}
+
+/// `search --json <args>`: its results, found (exit status 0) or none
+/// (exit status 1).
+fn results(db: &Path, args: &[&str]) -> Vec<Value> {
+    let mut full = vec!["search", "--json"];
+    full.extend_from_slice(args);
+    let run = run(db, &full);
+    let results = json(&run.stdout)["results"].as_array().unwrap().clone();
+    assert_eq!(
+        run.code,
+        i32::from(results.is_empty()),
+        "{full:?}: {}",
+        run.stderr
+    );
+    results
 }
 
 fn json(text: &str) -> Value {
@@ -200,12 +222,7 @@ fn search_prints_exactly_the_sql_json() {
 fn search_options() {
     let (_dir, db) = imported();
     let keys = |args: &[&str]| -> Vec<String> {
-        let mut full = vec!["search"];
-        full.extend_from_slice(args);
-        full.push("--json");
-        json(&ok(&db, &full))["results"]
-            .as_array()
-            .unwrap()
+        results(&db, args)
             .iter()
             .map(|hit| {
                 format!(
@@ -263,14 +280,14 @@ fn search_for_people_without_colour_off_a_terminal() {
     let (_dir, db) = imported();
     let out = ok(&db, &["search", "robot icon"]);
     assert!(!out.contains('\x1b'), "{out:?}");
-    assert!(out.starts_with("claude-code:47bf5f5c-9e11-4f51-8a29-7ad38ecdf17c  2026-02-03T06:18:03.413Z  assistant  488dd89d"), "{out}");
+    assert!(out.starts_with("claude-code:47bf5f5c-9e11-4f51-8a29-7ad38ecdf17c  2026-02-03 06:18:03 +00:00  assistant  488dd89d"), "{out}");
     assert!(
         out.contains("\n  This is an image of a friendly robot icon."),
         "{out}"
     );
 
     let run = run(&db, &["search", "no such words anywhere"]);
-    assert_eq!((run.code, run.stdout.as_str()), (0, ""));
+    assert_eq!((run.code, run.stdout.as_str()), (1, ""));
     assert_eq!(run.stderr, "No matches.\n");
 }
 
@@ -280,8 +297,9 @@ fn history_of_a_session() {
     let out = ok(&db, &["history", POSTMORTEM]);
     assert_eq!(
         out,
-        "2025-11-02T10:00:02.000Z  user  c0000001\n  Write the postmortem for the checkout outage.\n\n\
-         2025-11-02T10:00:30.000Z  assistant  c0000002\n  Draft: on 2 November a release missing a dependency took checkout down for 14 minutes.\n\n"
+        "openclaw:3e9d2c1b-8a7f-4c6e-b5d4-1a2b3c4d5e6f\n  /home/dev/shop\n\n\
+         2025-11-02 10:00:02 +00:00  user  c0000001\n  Write the postmortem for the checkout outage.\n\n\
+         2025-11-02 10:00:30 +00:00  assistant  c0000002\n  Draft: on 2 November a release missing a dependency took checkout down for 14 minutes.\n\n"
     );
     let window = json(&ok(
         &db,
@@ -303,7 +321,7 @@ fn history_of_a_session() {
 
     let out = ok(&db, &["history", REFUNDS, "--limit", "2"]);
     assert!(
-        out.starts_with("(10 earlier messages not shown)\n"),
+        out.contains("\n\n(10 earlier messages not shown)\n"),
         "{out}"
     );
     // Reading another session needs a caller that sees it.
@@ -341,6 +359,7 @@ fn status_and_reconcile() {
         "Indexed 1 messages; none pending.\n"
     );
     assert!(ok(&db, &["search", "zebra", "--json"]).contains("zebra crossing"));
+    assert_eq!(ok(&db, &["reconcile", "--json"]), "{\"indexed\":0}\n");
 }
 
 #[test]
@@ -352,7 +371,10 @@ fn stored_redaction_patterns_re_index() {
     ))
     .unwrap();
     drop(conn);
-    assert!(ok(&db, &["search", "482915", "--json"]).contains("ACME-482915"));
+    assert!(results(&db, &["482915"])[0]["snippet"]
+        .as_str()
+        .unwrap()
+        .contains("ACME-482915"));
     assert_eq!(
         ok(&db, &["redact", "ACME-[0-9]{6}"]),
         "1 redaction pattern stored; re-indexed 38 messages.\n"
@@ -362,17 +384,21 @@ fn stored_redaction_patterns_re_index() {
         "1 redaction pattern stored; unchanged.\n"
     );
     assert_eq!(
-        json(&ok(&db, &["search", "482915", "--json"]))["results"],
-        json("[]")
+        json(&ok(&db, &["redact", "ACME-[0-9]{6}", "--json"])),
+        json(r#"{"patterns":1,"changed":false,"indexed":0}"#)
     );
+    assert!(results(&db, &["482915"]).is_empty());
     assert!(ok(&db, &["search", "zebra", "--json"]).contains("ticket [REDACTED] for the zebra"));
     assert!(fails(&db, &["redact", "("]).contains("redaction pattern \"(\" is invalid"));
     assert_eq!(run(&db, &["redact"]).code, 2, "no pattern is a usage error");
     assert_eq!(
-        ok(&db, &["redact", "--clear"]),
-        "0 redaction patterns stored; re-indexed 38 messages.\n"
+        json(&ok(&db, &["redact", "--clear", "--json"])),
+        json(r#"{"patterns":0,"changed":true,"indexed":38}"#)
     );
-    assert!(ok(&db, &["search", "482915", "--json"]).contains("ACME-482915"));
+    assert!(results(&db, &["482915"])[0]["snippet"]
+        .as_str()
+        .unwrap()
+        .contains("ACME-482915"));
 }
 
 #[test]
@@ -413,7 +439,7 @@ fn the_default_database() {
         .output()
         .unwrap()
         .into();
-    assert_eq!(out.code, 1);
+    assert_eq!(out.code, 2);
     assert!(
         out.stderr.contains("no database at")
             && out
@@ -496,4 +522,280 @@ fn list_shows_every_session_newest_activity_first_with_pages_and_filters() {
     assert!(err.contains("--caller"), "{err}");
     let err = fails(&db, &["list", "--limit", "101"]);
     assert!(err.contains("limit must be between 1 and 100"), "{err}");
+}
+
+#[test]
+fn a_unique_start_of_a_session_key_will_do() {
+    let (_dir, db) = imported();
+    // The session id Claude Code shows is its session's, not a subagent's.
+    let out = ok(
+        &db,
+        &[
+            "history",
+            "4b2030ed-5563-49ea-b703-6a002f2d3cc8",
+            "--limit",
+            "1",
+        ],
+    );
+    assert!(out.starts_with(&format!("{MAIN}\n")), "{out}");
+    // A start of the key, with or without its format.
+    assert!(ok(&db, &["history", "codex:0197", "--limit", "1"]).starts_with(REFUNDS));
+    assert!(ok(&db, &["history", "0197", "--limit", "1"]).starts_with(REFUNDS));
+    let postmortem = json(&ok(&db, &["history", "3e9d", "--json"]));
+    assert_eq!(postmortem["sessionKey"], POSTMORTEM);
+    // --caller and --session.
+    let hits = json(&ok(
+        &db,
+        &[
+            "search",
+            "checkout",
+            "--caller",
+            "7c1e",
+            "--session",
+            "3e9d",
+            "--json",
+        ],
+    ));
+    let sessions: Vec<&Value> = hits["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|hit| &hit["sessionKey"])
+        .collect();
+    assert_eq!(sessions, [POSTMORTEM, POSTMORTEM]);
+    let listed = json(&ok(
+        &db,
+        &["list", "--caller", "7c1e", "--visibility", "self", "--json"],
+    ));
+    assert_eq!(listed["sessions"][0]["sessionKey"], CHECKOUT);
+    ok(&db, &["history", "3e9d", "--caller", "7c1e"]);
+
+    let stderr = fails(&db, &["history", "4b2030ed"]);
+    assert_eq!(
+        stderr,
+        format!("session-search: \"4b2030ed\" starts 2 session keys, such as {MAIN}, {MAIN}:agent-a2018e5; give more of the key\n")
+    );
+    let stderr = fails(&db, &["search", "checkout", "--caller", "c"]);
+    assert!(stderr.contains("\"c\" starts 5 session keys"), "{stderr}");
+    let stderr = fails(&db, &["search", "checkout", "--session", "ffff"]);
+    assert!(
+        stderr.contains("no session key is or starts with \"ffff\""),
+        "{stderr}"
+    );
+    // list's --prefix is a filter, not a key.
+    let codex = json(&ok(&db, &["list", "--prefix", "codex:", "--json"]));
+    assert_eq!(codex["sessions"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn sessions_show_where_they_ran_and_how_to_resume_them() {
+    let (_dir, db) = imported();
+    let home: &[(&str, &Path)] = &[("HOME", Path::new("/home/dev"))];
+    let search = run_with(&db, home, &["search", "idempotency", "--limit", "1"]);
+    assert_eq!(search.code, 0, "{}", search.stderr);
+    assert!(
+        search.stdout.starts_with(&format!(
+            "{REFUNDS}  2025-06-03 09:14:31 +00:00  user  L6\n"
+        )) && search
+            .stdout
+            .contains("\n  ~/payments · codex resume 0197a5c4-8e21-7d40-b5f3-6a2c9e1d4f80\n  "),
+        "{}",
+        search.stdout
+    );
+
+    let list = run_with(&db, home, &["list", "--limit", "100"]).stdout;
+    // A subagent resumes with its session.
+    let subagent = format!("{MAIN}:agent-a2018e5  2026-01-21 20:54:11 +00:00  claude-code  4 messages\n  /Users/pete/git/moredip/session-share · claude --resume 4b2030ed-5563-49ea-b703-6a002f2d3cc8\n  Perform a web search");
+    assert!(list.contains(&subagent), "{list}");
+    assert!(
+        list.contains(&format!("{CHECKOUT}  2025-11-02 09:03:40 +00:00  main  "))
+            && list.contains(" messages\n  ~/shop\n  The checkout page"),
+        "{list}"
+    );
+
+    let history = run_with(&db, home, &["history", MAIN, "--limit", "1"]).stdout;
+    assert!(
+        history.starts_with(&format!(
+            "{MAIN}\n  /Users/pete/git/moredip/session-share · claude --resume 4b2030ed-5563-49ea-b703-6a002f2d3cc8\n\n"
+        )),
+        "{history}"
+    );
+
+    // A session a host wrote with plain SQL has nothing to show.
+    let conn = session_search::open(&db).unwrap();
+    conn.execute_batch(
+        "INSERT INTO sessions(session_key, agent_id, created_at) VALUES ('agent:main:cli:1', 'main', 1762080000000);
+         INSERT INTO messages(session_key, role, content, created_at) VALUES ('agent:main:cli:1', 'user', 'zebra crossing', 1762080000000);",
+    )
+    .unwrap();
+    drop(conn);
+    assert_eq!(
+        ok(&db, &["search", "zebra"]),
+        "agent:main:cli:1  2025-11-02 10:40:00 +00:00  user  62\n  zebra crossing\n\n"
+    );
+    // The JSON stays exactly the SQL function's.
+    assert!(!ok(&db, &["search", "idempotency", "--json"]).contains("payments"));
+}
+
+#[test]
+fn times_in_the_local_time_zone_or_in_utc() {
+    let (_dir, db) = imported();
+    let first = |env: &[(&str, &Path)], args: &[&str]| -> String {
+        let run = run_with(&db, env, args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout.lines().nth(3).unwrap().to_owned()
+    };
+    let history = ["history", POSTMORTEM];
+    let tokyo: &[(&str, &Path)] = &[("TZ", Path::new("JST-9"))];
+    assert_eq!(
+        first(tokyo, &history),
+        "2025-11-02 19:00:02 +09:00  user  c0000001"
+    );
+    let newfoundland: &[(&str, &Path)] = &[("TZ", Path::new("NST3:30NDT,M3.2.0,M11.1.0"))];
+    assert_eq!(
+        first(newfoundland, &history),
+        "2025-11-02 06:30:02 -03:30  user  c0000001"
+    );
+    assert_eq!(
+        first(tokyo, &["--utc", "history", POSTMORTEM]),
+        "2025-11-02 10:00:02 +00:00  user  c0000001"
+    );
+    let search = run_with(
+        &db,
+        tokyo,
+        &["search", "postmortem", "--limit", "1", "--utc"],
+    );
+    assert!(
+        search.stdout.contains("  2025-11-02 10:00:02 +00:00  user"),
+        "{}",
+        search.stdout
+    );
+    let search = run_with(&db, tokyo, &["search", "postmortem", "--limit", "1"]);
+    assert!(
+        search.stdout.contains("  2025-11-02 19:00:02 +09:00  user"),
+        "{}",
+        search.stdout
+    );
+    let list = run_with(&db, tokyo, &["list", "--limit", "1"]);
+    assert!(
+        list.stdout.starts_with(
+            "claude-code:47bf5f5c-9e11-4f51-8a29-7ad38ecdf17c  2026-02-03 15:19:51 +09:00  "
+        ),
+        "{}",
+        list.stdout
+    );
+}
+
+#[test]
+fn quiet_import_prints_nothing_but_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sessions.db");
+    let codex = fixtures("codex");
+    let quiet = run(&db, &["import", "-q", codex.to_str().unwrap()]);
+    assert_eq!(
+        (quiet.code, quiet.stdout.as_str(), quiet.stderr.as_str()),
+        (0, "", "")
+    );
+    assert_eq!(json(&ok(&db, &["status", "--json"]))["messages"], 14);
+    // Global: before the command too; --json still prints its report.
+    let report = json(&ok(
+        &db,
+        &["--quiet", "import", "--json", codex.to_str().unwrap()],
+    ));
+    assert_eq!(report["files"].as_array().unwrap().len(), 2);
+    let missing = dir.path().join("missing");
+    let stderr = fails(&db, &["import", "-q", missing.to_str().unwrap()]);
+    assert!(stderr.contains("cannot read"), "{stderr}");
+    // Notes are quiet too, and the exit status still tells.
+    let nothing = run(&db, &["search", "-q", "zebra"]);
+    assert_eq!((nothing.code, nothing.stderr.as_str()), (1, ""));
+    assert_eq!(ok(&db, &["reconcile", "-q"]), "");
+}
+
+#[test]
+fn exit_status_like_grep() {
+    let (_dir, db) = imported();
+    for (args, code) in [
+        (&["search", "checkout"][..], 0),
+        (&["search", "checkout", "--json"], 0),
+        (&["search", "zebra"], 1),
+        (&["search", "zebra", "--json"], 1),
+        (&["list"], 0),
+        (&["list", "--agent", "nobody"], 1),
+        (&["list", "--agent", "nobody", "--json"], 1),
+        (&["history", POSTMORTEM], 0),
+        (&["status"], 0),
+        (&["search", "checkout", "--caller", "nobody"], 2),
+        (&["history", "nobody"], 2),
+        (&["list", "--limit", "0"], 2),
+        (&["search"], 2),
+    ] {
+        assert_eq!(run(&db, args).code, code, "{args:?}");
+    }
+    // Nothing found still prints the JSON, which says so.
+    let empty = run(&db, &["search", "zebra", "--json"]);
+    assert_eq!(json(&empty.stdout)["results"], json("[]"));
+}
+
+#[test]
+fn completions_and_the_manual_page_come_from_the_arguments() {
+    // They need no database, nor a home to find one in.
+    let generated = |args: &[&str]| -> String {
+        let run: Run = command(&[])
+            .env_remove("HOME")
+            .args(args)
+            .output()
+            .unwrap()
+            .into();
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        run.stdout
+    };
+    let bash = generated(&["completions", "bash"]);
+    for word in [
+        "session-search",
+        "import",
+        "sync",
+        "search",
+        "history",
+        "list",
+        "--caller",
+        "--utc",
+        "--quiet",
+    ] {
+        assert!(bash.contains(word), "{word} is not in {bash}");
+    }
+    for shell in ["zsh", "fish", "powershell", "elvish"] {
+        assert!(
+            generated(&["completions", shell]).contains("history"),
+            "{shell}"
+        );
+    }
+    let page = generated(&["man"]);
+    assert!(page.contains("\n.TH session-search 1 "), "{page}");
+    for command in [
+        "import",
+        "search",
+        "history",
+        "list",
+        "reconcile",
+        "redact",
+        "completions",
+    ] {
+        assert!(
+            page.contains(&format!("session\\-search\\-{command}(1)")),
+            "{command}: {page}"
+        );
+    }
+    let search = generated(&["man", "search"]);
+    assert!(
+        search.contains(&format!(
+            "\n.TH session-search-search 1  \"session-search {}\"",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{search}"
+    );
+    assert!(search.contains("\\-\\-caller"), "{search}");
+    let dir = tempfile::tempdir().unwrap();
+    let stderr = fails(&dir.path().join("none.db"), &["man", "nothing"]);
+    assert!(stderr.contains("no command \"nothing\""), "{stderr}");
 }

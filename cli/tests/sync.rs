@@ -67,10 +67,17 @@ impl Home {
         serde_json::from_str(&self.run(&["sync", "--json"])).unwrap()
     }
 
-    /// The session keys of the hits for `query` over every session.
+    /// The session keys of the hits for `query` over every session (a
+    /// search that finds nothing exits with status 1).
     fn hits(&self, query: &str) -> Vec<String> {
-        let found: Value =
-            serde_json::from_str(&self.run(&["search", query, "--json", "--limit", "25"])).unwrap();
+        let args = ["search", query, "--json", "--limit", "25"];
+        let output = self.command(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            matches!(output.status.code(), Some(0 | 1)),
+            "{args:?}: {stderr}"
+        );
+        let found: Value = serde_json::from_slice(&output.stdout).unwrap();
         found["results"]
             .as_array()
             .unwrap()

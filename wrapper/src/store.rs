@@ -289,32 +289,45 @@ impl Store {
     }
 
     /// The session key that `text` stands for, as people type one: the key
-    /// itself, else the only key that starts with `text`, with or without
-    /// an importer's `<format>:` (so `4b2030ed` finds
-    /// `claude-code:4b2030ed-5563-…`, the id Claude Code shows). Each
-    /// candidate is a range of the primary key, so this reads only the keys
-    /// it names.
+    /// itself; else the key an importer made of it, `<format>:<text>` (so
+    /// the session id Claude Code shows finds `claude-code:<id>`); else the
+    /// only key that starts with `text`, with or without such a prefix.
+    /// Each candidate is a range of the primary key, so this reads only the
+    /// keys it names.
     ///
     /// # Errors
     ///
     /// [`Error::NoSessionMatches`], [`Error::AmbiguousSession`].
     pub fn resolve_session_key(&self, text: &str) -> Result<String> {
-        let exact = self
+        let mut exists = self
             .conn
-            .prepare_cached("SELECT 1 FROM sessions WHERE session_key = ?1")?
-            .exists([text])?;
-        if exact {
+            .prepare_cached("SELECT 1 FROM sessions WHERE session_key = ?1")?;
+        if exists.exists([text])? {
             return Ok(text.to_owned());
         }
         if text.is_empty() {
             return Err(Error::NoSessionMatches(String::new()));
         }
+        let with_format: Vec<String> = Format::ALL
+            .iter()
+            .map(|format| format!("{format}:{text}"))
+            .collect();
+        // An importer's key made of the text wins over the longer keys that
+        // start with it (a Claude Code session over its subagents').
+        let mut exact = Vec::new();
+        for key in &with_format {
+            if exists.exists([key])? {
+                exact.push(key.clone());
+            }
+        }
+        if !exact.is_empty() {
+            return only_key(text, exact.len() as i64, exact);
+        }
         // The text, and the text after each format's prefix unless that
         // range lies inside the text's own (`c` takes in `codex:c`).
         let prefixes = std::iter::once(text.to_owned()).chain(
-            Format::ALL
-                .iter()
-                .map(|format| format!("{format}:{text}"))
+            with_format
+                .into_iter()
                 .filter(|prefix| !prefix.starts_with(text)),
         );
         let mut count_keys = self.conn.prepare_cached(
@@ -337,21 +350,7 @@ impl Store {
                 keys.push(key?);
             }
         }
-        match count {
-            0 => Err(Error::NoSessionMatches(text.to_owned())),
-            1 => keys
-                .pop()
-                .ok_or_else(|| Error::NoSessionMatches(text.to_owned())),
-            _ => {
-                keys.sort();
-                keys.truncate(AMBIGUOUS_EXAMPLES);
-                Err(Error::AmbiguousSession {
-                    prefix: text.to_owned(),
-                    count,
-                    examples: keys,
-                })
-            }
-        }
+        only_key(text, count, keys)
     }
 
     /// Searches the sessions visible to the caller (`sessions_search`).
@@ -426,6 +425,26 @@ impl Store {
     pub fn set_redaction(&self, patterns: &[&str]) -> Result<RedactionChange> {
         let patterns = patterns.iter().map(|p| (*p).to_owned()).collect();
         Ok(store::set_redaction(&self.engine(), patterns)?)
+    }
+}
+
+/// The one session key `text` stands for, among `count` candidates of
+/// which `keys` are the first.
+fn only_key(text: &str, count: i64, mut keys: Vec<String>) -> Result<String> {
+    match count {
+        0 => Err(Error::NoSessionMatches(text.to_owned())),
+        1 => keys
+            .pop()
+            .ok_or_else(|| Error::NoSessionMatches(text.to_owned())),
+        _ => {
+            keys.sort();
+            keys.truncate(AMBIGUOUS_EXAMPLES);
+            Err(Error::AmbiguousSession {
+                prefix: text.to_owned(),
+                count,
+                examples: keys,
+            })
+        }
     }
 }
 

@@ -628,6 +628,11 @@ fn session_keys_resolve_from_unique_prefixes() {
         resolve("0197").unwrap(),
         "codex:0197a5c4-8e21-7d40-b5f3-6a2c9e1d4f80"
     );
+    // The id a host shows, whole, is its session's, not its subagent's.
+    assert_eq!(
+        resolve("4b2030ed-5563-49ea-b703-6a002f2d3cc8").unwrap(),
+        "claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8"
+    );
     assert_eq!(
         resolve("4b2030ed-5563-49ea-b703-6a002f2d3cc8:agent").unwrap(),
         "claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8:agent-a2018e5"
