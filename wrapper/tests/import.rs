@@ -1020,3 +1020,32 @@ fn openclaw_archives_import_into_their_sessions_without_duplicates() {
         hit_sessions(&fresh, "postmortem")
     );
 }
+
+#[test]
+fn pi_session_format_1_is_read_as_a_line_of_entries() {
+    // pi's first session format: a header, then entries without `id` or
+    // `parentId`, each following the one before; one line of this real
+    // file holds two entries with no newline between them.
+    let transcript = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/fixtures/pi/badlogic-pi-mono/session.jsonl");
+    let (store, report) = imported(&transcript);
+    let key = "openclaw:5fd1e58c-9635-410e-a644-133a96057c90";
+    let session = file(&report, "session.jsonl");
+    assert_eq!(session.session_key.as_deref(), Some(key));
+    assert!(session.issues.is_empty(), "{:?}", session.issues);
+    assert!(session.imported > 450, "{}", session.imported);
+    // Both entries of line 440, in order, and the whole file is one branch.
+    assert_eq!(column(&store, key, "L440", "role"), "assistant");
+    assert_eq!(column(&store, key, "L440.1", "role"), "user");
+    let on_branch = count(
+        &store,
+        &format!("SELECT count(*) FROM messages m JOIN session_search_nodes n ON n.id = m.id WHERE m.session_key = '{key}' AND n.on_branch"),
+    );
+    assert_eq!(on_branch as usize, session.imported);
+    let sessions = hit_sessions(&store, "\"custom tool\"");
+    assert!(
+        !sessions.is_empty() && sessions.iter().all(|s| s == key),
+        "{sessions:?}"
+    );
+    assert_eq!(import(&store, &transcript).imported(), 0);
+}

@@ -176,7 +176,7 @@ fn item(mut payload: Value, time: Option<i64>, out: &mut Writer<'_>) -> Result<(
         }
     };
     out.message(HostMessage {
-        id: format!("L{}", out.line()),
+        id: out.position_id(),
         parent: Parent::Previous,
         role,
         content,

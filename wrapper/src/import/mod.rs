@@ -41,7 +41,8 @@
 //!   Codex `session_meta` and OpenClaw session header's), in a table of
 //!   `sql/import.sql` that no SQL function needs; read it with [`origin`].
 //!
-//! Nothing in a file stops the import: lines that are not JSON, cut off,
+//! Nothing in a file stops the import: a line holding several JSON objects
+//! (a botched write) is read as that many entries; lines that are not JSON, cut off,
 //! longer than [`ImportOptions::max_line_bytes`], or not understood are
 //! skipped and reported with their line numbers ([`LineIssue`]); entries that
 //! are not conversation are counted by type; a parent that never appears
@@ -601,15 +602,27 @@ fn read_line(
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(());
     }
-    match serde_json::from_slice::<Value>(&bytes) {
-        Ok(entry @ Value::Object(_)) => reader.entry(entry, out)?,
-        Ok(_) => out.issue(Issue::NotUnderstood {
-            reason: "not a JSON object".into(),
-        }),
-        Err(_) if !complete => out.issue(Issue::Truncated),
-        Err(e) => out.issue(Issue::NotJson {
-            error: e.to_string(),
-        }),
+    // A line normally holds one object; a botched write may have put two
+    // or more on it without a newline between them: each is read.
+    let objects = serde_json::Deserializer::from_slice(&bytes).into_iter::<Value>();
+    for (part, object) in objects.enumerate() {
+        out.set_part(part);
+        match object {
+            Ok(entry @ Value::Object(_)) => reader.entry(entry, out)?,
+            Ok(_) => out.issue(Issue::NotUnderstood {
+                reason: "not a JSON object".into(),
+            }),
+            Err(_) if !complete => {
+                out.issue(Issue::Truncated);
+                break;
+            }
+            Err(e) => {
+                out.issue(Issue::NotJson {
+                    error: e.to_string(),
+                });
+                break;
+            }
+        }
     }
     Ok(())
 }

@@ -82,11 +82,17 @@ impl Reader for OpenClaw {
                 }),
             },
             "message" | "custom_message" => {
-                let Some(id) = id else {
-                    out.issue(Issue::NotUnderstood {
-                        reason: format!("a {kind} entry without an id"),
-                    });
-                    return Ok(());
+                // Session format v1 (pi before its entry tree) has neither
+                // `id` nor `parentId`: each entry follows the one before.
+                let id = match (id, entry.get("parentId")) {
+                    (Some(id), _) => id,
+                    (None, None) => out.position_id(),
+                    (None, Some(_)) => {
+                        out.issue(Issue::NotUnderstood {
+                            reason: format!("a {kind} entry without an id"),
+                        });
+                        return Ok(());
+                    }
                 };
                 let parent = Parent::from_field(entry.get("parentId"));
                 let created_at = unix_ms(&entry["timestamp"])

@@ -75,6 +75,7 @@ pub(super) struct Writer<'a> {
     agent_id: String,
     report: &'a mut FileReport,
     line: usize,
+    part: usize,
     info: SessionInfo,
     /// The session key, once its row exists.
     key: Option<String>,
@@ -109,6 +110,7 @@ impl<'a> Writer<'a> {
             agent_id,
             report,
             line: 0,
+            part: 0,
             info,
             key: None,
             seen: HashMap::new(),
@@ -125,11 +127,22 @@ impl<'a> Writer<'a> {
     /// Sets the number of the line being read.
     pub(super) fn set_line(&mut self, line: usize) {
         self.line = line;
+        self.part = 0;
     }
 
-    /// The number of the line being read.
-    pub(super) fn line(&self) -> usize {
-        self.line
+    /// Sets which of the JSON objects on the line is being read (from 0;
+    /// a line normally holds one, a botched write two or more).
+    pub(super) fn set_part(&mut self, part: usize) {
+        self.part = part;
+    }
+
+    /// An id for an entry the host gave none: its position, `L<line>`, or
+    /// `L<line>.<part>` for a later object on the same line.
+    pub(super) fn position_id(&self) -> String {
+        match self.part {
+            0 => format!("L{}", self.line),
+            part => format!("L{}.{part}", self.line),
+        }
     }
 
     /// Records a problem with the current line.
