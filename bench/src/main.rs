@@ -12,6 +12,9 @@
 //!   OpenClaw-style query on the same database, and for `tree`, `agent` and
 //!   `all` in both orders against the FTS5 floor and exhaustive BM25
 //!   ([`sessions_search`]);
+//! - `questions`: questions in plain language against answers planted in a
+//!   corpus, on the first page with and without the any-term fill
+//!   ([`questions`]);
 //! - `redaction`: redaction throughput, a 10 MB message indexed, and
 //!   searches that only secrets would match ([`redaction`]).
 //!
@@ -23,6 +26,7 @@
 mod child;
 mod corpus;
 mod memory;
+mod questions;
 mod redaction;
 mod report;
 mod rng;
@@ -51,13 +55,21 @@ pub enum Part {
     Store,
     /// `sessions_search` latency with visibility.
     Search,
+    /// Plain-language questions against planted answers.
+    Questions,
     /// The cost of redaction.
     Redaction,
 }
 
 impl Part {
     /// Every part, in the order a full run executes them.
-    pub const ALL: [Part; 4] = [Part::Tokenizer, Part::Store, Part::Search, Part::Redaction];
+    pub const ALL: [Part; 5] = [
+        Part::Tokenizer,
+        Part::Store,
+        Part::Search,
+        Part::Questions,
+        Part::Redaction,
+    ];
 
     /// The name that selects it on the command line.
     pub fn name(self) -> &'static str {
@@ -65,6 +77,7 @@ impl Part {
             Part::Tokenizer => "tokenizer",
             Part::Store => "store",
             Part::Search => "search",
+            Part::Questions => "questions",
             Part::Redaction => "redaction",
         }
     }
@@ -75,6 +88,7 @@ impl Part {
             Part::Tokenizer => tokenizers::run(scale, work),
             Part::Store => store::run(scale, work),
             Part::Search => sessions_search::run(scale, work),
+            Part::Questions => questions::run(scale, work),
             Part::Redaction => redaction::run(scale, work),
         }
     }

@@ -118,6 +118,20 @@ pub fn targets(targets: &[Target]) {
     }
 }
 
+/// The 1, 5 and 15 minute load averages, from `/proc/loadavg`, for the
+/// parts whose timings other work on the machine skews.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg").map_or_else(
+        |_| "unknown".to_owned(),
+        |text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        },
+    )
+}
+
 /// Prints the elapsed time of the whole run.
 pub fn elapsed(elapsed: Duration) {
     let seconds = elapsed.as_secs();

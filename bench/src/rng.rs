@@ -57,7 +57,11 @@ pub struct Zipf {
 impl Zipf {
     /// The white-space separated entries of `list`, with exponent `s`.
     pub fn new(list: &'static str, s: f64) -> Zipf {
-        let words: Vec<&'static str> = list.split_whitespace().collect();
+        Zipf::from_words(list.split_whitespace().collect(), s)
+    }
+
+    /// `words`, most frequent first, with exponent `s`.
+    pub fn from_words(words: Vec<&'static str>, s: f64) -> Zipf {
         assert!(!words.is_empty(), "empty word list");
         let mut total = 0.0;
         let cumulative = (1..=words.len())

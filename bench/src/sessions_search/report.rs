@@ -5,7 +5,7 @@ use super::build::{self, Build};
 use super::latency::{self, AnchorRun, SearchRun, Timed};
 use super::queries::{self, SetKind};
 use super::VISIBILITIES;
-use crate::report::{Target, MB};
+use crate::report::{load_average, Target, MB};
 use crate::stats::{median, percentile, sorted};
 
 /// Latency at the median aimed at, in milliseconds.
@@ -83,19 +83,6 @@ Load average at the start of the part (other work on the machine skews timings):
         enumerate = latency::ENUMERATE_SQL,
         load = load_average(),
     );
-}
-
-/// The 1, 5 and 15 minute load averages, from `/proc/loadavg`.
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg").map_or_else(
-        |_| "unknown".to_owned(),
-        |text| {
-            text.split_whitespace()
-                .take(3)
-                .collect::<Vec<_>>()
-                .join(" ")
-        },
-    )
 }
 
 /// Prints the database.
