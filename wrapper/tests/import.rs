@@ -1049,3 +1049,97 @@ fn pi_session_format_1_is_read_as_a_line_of_entries() {
     );
     assert_eq!(import(&store, &transcript).imported(), 0);
 }
+
+#[test]
+fn claude_code_queued_messages_compactions_and_their_summarisers() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("-home-dev-shop");
+    fs::create_dir_all(project.join("s1/subagents")).unwrap();
+    let boundary = serde_json::json!({
+        "type": "system", "subtype": "compact_boundary", "uuid": "b1", "parentUuid": null,
+        "logicalParentUuid": "gone", "sessionId": "s1", "timestamp": "2025-01-01T00:00:00Z",
+    })
+    .to_string();
+    let enqueue = serde_json::json!({
+        "type": "queue-operation", "operation": "enqueue", "sessionId": "s1",
+        "timestamp": "2025-01-01T00:00:00Z", "content": "also run the linter",
+    })
+    .to_string();
+    let lines = [
+        // Compacted before: the boundary's logical parent is not in the file.
+        boundary,
+        claude("user", "u1", Some("b1"), text("start the build")),
+        claude("assistant", "a1", Some("u1"), text("building")),
+        // Typed while the agent was busy: written with the parent it had then.
+        enqueue,
+        claude("assistant", "a2", Some("a1"), text("the build passed")),
+        claude(
+            "user",
+            "u2",
+            Some("u1"),
+            serde_json::json!("also run the linter"),
+        ),
+        claude("assistant", "a3", Some("u2"), text("the linter is clean")),
+    ];
+    let bytes: Vec<&[u8]> = lines.iter().map(|l| l.as_bytes()).collect();
+    write_lines(&project.join("s1.jsonl"), &bytes);
+    let summary = [
+        claude(
+            "user",
+            "c1",
+            None,
+            text("Summarise this conversation about the flux capacitor"),
+        ),
+        claude(
+            "assistant",
+            "c2",
+            Some("c1"),
+            text("The flux capacitor was discussed"),
+        ),
+    ];
+    let bytes: Vec<&[u8]> = summary.iter().map(|l| l.as_bytes()).collect();
+    write_lines(
+        &project.join("s1/subagents/agent-acompact-9f2.jsonl"),
+        &bytes,
+    );
+
+    let (store, report) = imported(dir.path());
+    let main = file(&report, "s1.jsonl");
+    assert!(main.issues.is_empty(), "{:?}", main.issues);
+    assert_eq!(
+        branch(&store, "claude-code:s1"),
+        ["u1", "a1", "a2", "u2", "a3"]
+    );
+    assert_eq!(hit_sessions(&store, "linter"), ["claude-code:s1"; 2]);
+    // The summariser's prompt and summary are stored, never found.
+    let summariser = "claude-code:s1:agent-acompact-9f2";
+    assert_eq!(branch(&store, summariser), ["c1", "c2"]);
+    assert_eq!(column(&store, summariser, "c2", "role"), "system");
+    assert!(hit_sessions(&store, "flux").is_empty());
+}
+
+#[test]
+fn a_chat_gateways_metadata_is_context_not_the_users_words() {
+    // OpenClaw puts "Conversation info (untrusted metadata)" and a JSON
+    // block before what a chat user wrote; this real pi file has two.
+    let (store, _) = imported(&Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../../shared/fixtures/pi/VolvoxLLC-volvox-bot/37dddbfa-87ea-4c94-b89b-54dfb7ac9640.jsonl",
+    ));
+    let key = "openclaw:37dddbfa-87ea-4c94-b89b-54dfb7ac9640";
+    assert!(hits(&store, "1474233174220603443").is_empty());
+    assert!(hits(&store, "untrusted").is_empty());
+    let found = hits(&store, "\"evening digest should be\"");
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].0, key);
+    let content = column(&store, key, &found[0].1, "content");
+    let blocks: Value = serde_json::from_str(&content).unwrap();
+    assert_eq!(blocks[0]["type"], "context");
+    assert!(blocks[0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("1474233174220603443"));
+    assert_eq!(
+        blocks[1]["text"],
+        "The evening digest should be at 10 PM EST"
+    );
+}

@@ -55,17 +55,30 @@ pub(super) fn open(path: &Path) -> Opened {
         },
         agent_id: directory_name(path, project_levels),
         reader: Box::new(ClaudeCode {
+            summariser: subagent
+                .as_deref()
+                .is_some_and(|agent| agent.starts_with(COMPACTION_AGENT)),
             subagent,
             named: false,
+            queued: Vec::new(),
         }),
     }
 }
 
+/// How the subagent that writes a compaction's summary is named.
+const COMPACTION_AGENT: &str = "agent-acompact";
+
 struct ClaudeCode {
     /// `agent-<id>` when the file is a subagent's.
     subagent: Option<String>,
+    /// The file is a compaction summariser's: its prompt and summary repeat
+    /// the session they summarise.
+    summariser: bool,
     /// The session was named from an entry's `sessionId`.
     named: bool,
+    /// The text of messages typed while the agent was busy (`enqueue`
+    /// entries), not yet met as messages.
+    queued: Vec<String>,
 }
 
 impl Reader for ClaudeCode {
@@ -92,12 +105,18 @@ impl Reader for ClaudeCode {
         let is_message =
             matches!(kind.as_str(), "user" | "assistant") && entry["message"].is_object();
         if !is_message {
+            if kind == "queue-operation" && entry["operation"] == "enqueue" {
+                self.queued.push(typed_text(&entry["content"]));
+            }
             // A compaction boundary starts a new root but continues its
-            // logical parent.
+            // logical parent, or the previous message when that parent is
+            // not in this file.
             let parent = match entry.get("parentUuid") {
-                Some(Value::Null) if entry["logicalParentUuid"].is_string() => {
-                    Parent::from_field(entry.get("logicalParentUuid"))
-                }
+                Some(Value::Null) => match entry["logicalParentUuid"].as_str() {
+                    Some(logical) if out.knows(logical) => Parent::Id(logical.to_owned()),
+                    Some(_) => Parent::Previous,
+                    None => Parent::Root,
+                },
                 other => Parent::from_field(other),
             };
             out.skip_entry(&kind, uuid.as_deref(), parent);
@@ -120,17 +139,47 @@ impl Reader for ClaudeCode {
         let by_host = [&entry["isMeta"], &entry["isCompactSummary"]]
             .iter()
             .any(|flag| flag.as_bool() == Some(true));
+        // A message typed while the agent was busy is written with the
+        // parent it had when typed; it was sent after the previous message.
+        let mut parent = Parent::from_field(entry.get("parentUuid"));
+        if kind == "user" && !self.queued.is_empty() {
+            let typed = typed_text(&Value::Array(content.clone()));
+            if let Some(at) = self.queued.iter().position(|queued| *queued == typed) {
+                self.queued.remove(at);
+                parent = Parent::Previous;
+            }
+        }
         let (role, content) = match kind.as_str() {
+            _ if self.summariser => (Role::System, content),
             "assistant" => (Role::Assistant, content),
             _ if by_host => (Role::System, content),
             _ => user_message(content),
         };
         out.message(HostMessage {
             id,
-            parent: Parent::from_field(entry.get("parentUuid")),
+            parent,
             role,
             content,
             created_at: unix_ms(&entry["timestamp"]),
         })
+    }
+}
+
+/// The text of message content (a string, or the text of its blocks), as a
+/// queued message and the message it became are compared.
+fn typed_text(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.trim().to_owned(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|block| match block {
+                Value::String(text) => Some(text.as_str()),
+                _ => block["text"].as_str(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+            .trim()
+            .to_owned(),
+        _ => String::new(),
     }
 }

@@ -24,9 +24,20 @@
 //!   text starting with `<environment_context>`, `<user_instructions>`,
 //!   `# AGENTS.md instructions`, `<permissions instructions>`,
 //!   `<system-reminder>`, `<ide_opened_file>`, `<ide_selection>`,
-//!   `<local-command-stdout>` and the like. A message made only of it gets
-//!   role `system`; next to typed text it becomes a `{"type":"context"}`
-//!   block (history shows `[context]`). Neither is searchable.
+//!   `<local-command-stdout>`, `<task-notification>`, `[Request interrupted
+//!   by user]` and the like. A message made only of it gets role `system`;
+//!   next to typed text it becomes a `{"type":"context"}` block (history
+//!   shows `[context]`). Neither is searchable. A chat gateway's metadata
+//!   before the user's words (`Conversation info (untrusted metadata):` and
+//!   its JSON) becomes such a block too, and a slash command's wrapper
+//!   (`<command-name>`, `<command-args>`) the command as typed.
+//! - Claude Code: the prompt and summary of a compaction's summariser
+//!   (`subagents/agent-acompact-*.jsonl`) are stored as `system`, so that a
+//!   summary never repeats the hits of what it summarises; a message typed
+//!   while the agent was busy (a `queue-operation` enqueued it) follows the
+//!   previous message, not the stale parent it was written with; a
+//!   compaction boundary whose logical parent is not in the file continues
+//!   after the previous message, silently.
 //! - The host's entry id goes in `messages.message_id` (Codex rollouts have
 //!   none: the line number, `L<n>`, stands in). Parents are mapped to
 //!   `messages.id`, through entries that are not messages (progress, model

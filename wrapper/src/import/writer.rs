@@ -181,6 +181,11 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// Whether an entry with the host id `id` came earlier in the file.
+    pub(super) fn knows(&self, id: &str) -> bool {
+        self.seen.contains_key(id) || self.aliases.contains_key(id)
+    }
+
     /// Moves the active leaf to the host's entry `id` (`None`: empty).
     pub(super) fn move_leaf(&mut self, id: Option<&str>) {
         let target = id.map_or(Parent::Root, |id| Parent::Id(id.to_owned()));
