@@ -686,11 +686,6 @@ fn describe_file(file: &FileReport) -> String {
     line
 }
 
-/// [`index_pending`] with its progress bar.
-fn reconcile(store: &Store) -> Result<i64, Failure> {
-    index_pending(store, false)
-}
-
 /// Indexes everything pending, with a progress bar on a terminal unless
 /// `quiet`; returns the number of messages indexed.
 fn index_pending(store: &Store, quiet: bool) -> Result<i64, Failure> {

@@ -296,7 +296,7 @@ impl<'a> Syncer<'a> {
     /// when the watcher fails.
     pub fn watch(
         &self,
-        mut done: impl FnMut(Result<(SyncReport, i64), session_search::Error>),
+        mut done: impl FnMut(Result<(SyncReport, i64), Failure>),
     ) -> Result<(), String> {
         use notify_debouncer_mini::notify::RecursiveMode;
         let (events, changes) = mpsc::channel();
@@ -339,7 +339,8 @@ impl<'a> Syncer<'a> {
             }
             done(
                 self.pass()
-                    .and_then(|report| Ok((report, index_all(self.store)?))),
+                    .map_err(Failure::from)
+                    .and_then(|report| Ok((report, crate::index_pending(self.store, true)?))),
             );
             match changes.recv_timeout(RESCAN) {
                 Ok(_) | Err(RecvTimeoutError::Timeout) => while changes.try_recv().is_ok() {},
@@ -347,21 +348,6 @@ impl<'a> Syncer<'a> {
                     return Err("the file watcher stopped".into())
                 }
             }
-        }
-    }
-}
-
-/// Rows per reconciliation slice while watching.
-const RECONCILE_ROWS: i64 = 2000;
-
-/// Indexes everything pending; returns how many messages were indexed.
-fn index_all(store: &Store) -> Result<i64, session_search::Error> {
-    let mut indexed = 0;
-    loop {
-        let progress = store.reconcile(RECONCILE_ROWS)?;
-        indexed += progress.indexed;
-        if progress.done {
-            return Ok(indexed);
         }
     }
 }
@@ -409,10 +395,7 @@ pub fn run(db: &Path, args: &SyncArgs, quiet: bool, out: &mut dyn Write) -> Resu
     }
     if !args.watch {
         let report = syncer.pass()?;
-        let indexed = match talk {
-            true => crate::reconcile(&store)?,
-            false => index_all(&store)?,
-        };
+        let indexed = crate::index_pending(&store, !talk)?;
         if args.json {
             writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
         } else if !quiet {
@@ -434,7 +417,8 @@ pub fn run(db: &Path, args: &SyncArgs, quiet: bool, out: &mut dyn Write) -> Resu
                 false => Ok(describe_pass(&report, indexed)),
             },
             Ok(_) => return,
-            Err(e) => Ok(format!("session-search: sync failed, retrying: {e}\n")),
+            Err(Failure::Message(e)) => Ok(format!("session-search: sync failed, retrying: {e}\n")),
+            Err(Failure::Closed) => return,
         };
         first = false;
         if quiet {
@@ -497,7 +481,7 @@ pub fn watch_in_background(db: &Path, sources: Vec<Source>) {
                 .map_err(|e| e.to_string())
                 .and_then(|syncer| {
                     syncer.watch(|pass| {
-                        if let Err(e) = pass {
+                        if let Err(Failure::Message(e)) = pass {
                             eprintln!("session-search: sync failed, retrying: {e}");
                         }
                     })
