@@ -62,6 +62,140 @@ pub struct Term {
     pub prefix: bool,
 }
 
+/// Words that frame a question rather than say what it is about
+/// (interrogatives, auxiliaries, pronouns, function words, the verbs of
+/// asking about a conversation or a decision and words of when: "where did
+/// we discuss…", "did we decide to use…", "last week"), sorted. The
+/// any-term fill leaves them out unless the query has nothing else.
+const FRAMING_WORDS: [&str; 126] = [
+    "a",
+    "about",
+    "again",
+    "ago",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "ask",
+    "asked",
+    "at",
+    "be",
+    "been",
+    "before",
+    "being",
+    "by",
+    "can",
+    "chat",
+    "chats",
+    "choose",
+    "chose",
+    "chosen",
+    "conversation",
+    "conversations",
+    "could",
+    "day",
+    "decide",
+    "decided",
+    "did",
+    "discuss",
+    "discussed",
+    "discussing",
+    "do",
+    "does",
+    "doing",
+    "done",
+    "earlier",
+    "ever",
+    "find",
+    "for",
+    "from",
+    "had",
+    "has",
+    "have",
+    "he",
+    "here",
+    "how",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "last",
+    "look",
+    "looked",
+    "may",
+    "me",
+    "mention",
+    "mentioned",
+    "might",
+    "must",
+    "my",
+    "of",
+    "on",
+    "or",
+    "our",
+    "pick",
+    "picked",
+    "recall",
+    "remember",
+    "remind",
+    "said",
+    "say",
+    "see",
+    "seen",
+    "shall",
+    "she",
+    "should",
+    "so",
+    "some",
+    "talk",
+    "talked",
+    "talking",
+    "tell",
+    "than",
+    "that",
+    "the",
+    "their",
+    "them",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "time",
+    "to",
+    "today",
+    "told",
+    "up",
+    "us",
+    "use",
+    "used",
+    "using",
+    "was",
+    "we",
+    "week",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "who",
+    "whom",
+    "whose",
+    "why",
+    "will",
+    "with",
+    "would",
+    "yesterday",
+    "you",
+    "your",
+];
+
 /// A compiled query.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Query {
@@ -196,6 +330,16 @@ impl Query {
         Some(Self::scoped(terms, scope))
     }
 
+    /// Whether the term at `index` is one word that only frames a
+    /// question ([`FRAMING_WORDS`]).
+    pub fn frames_question(&self, index: usize) -> bool {
+        let term = &self.terms[index];
+        match term.tokens.as_slice() {
+            [word] if !term.prefix => FRAMING_WORDS.binary_search(&word.as_str()).is_ok(),
+            _ => false,
+        }
+    }
+
     /// Whether some hits of [`Query::fts5_expression`] may miss a term, so
     /// that an any-term search can find more: two clauses or more.
     pub fn has_partial_matches(&self) -> bool {
@@ -205,8 +349,30 @@ impl Query {
     /// An expression that matches any of the terms at `indices` (all terms
     /// for a plain any-term search).
     pub fn any_term_expression(&self, indices: &[usize], scope: Option<&str>) -> String {
+        Self::scoped(self.alternatives(indices), scope)
+    }
+
+    /// An expression that matches any of the terms at `required` and puts
+    /// the terms at `scored` first, so that ranking the leading
+    /// `scored.len()` phrases scores a match by all of those: the messages
+    /// that hold a rare term, ranked by every term they hold.
+    pub fn any_term_ranked_by(
+        &self,
+        scored: &[usize],
+        required: &[usize],
+        scope: Option<&str>,
+    ) -> String {
+        let terms = format!(
+            "({}) AND ({})",
+            self.alternatives(scored),
+            self.alternatives(required)
+        );
+        Self::scoped(terms, scope)
+    }
+
+    fn alternatives(&self, indices: &[usize]) -> String {
         let terms: Vec<String> = indices.iter().map(|&i| self.fts5_term(i)).collect();
-        Self::scoped(terms.join(" OR "), scope)
+        terms.join(" OR ")
     }
 
     /// `terms` limited to the text column, and to `scope` when given.
@@ -344,6 +510,14 @@ mod tests {
         );
         let q = Query::parse("staging OR prod deploy").unwrap();
         assert!(q.has_partial_matches());
+        let question = Query::parse("Where did we DISCUSS \"the deploy\" of Ünicode the*").unwrap();
+        let framing: Vec<bool> = (0..question.terms.len())
+            .map(|t| question.frames_question(t))
+            .collect();
+        // where, did, we, discuss frame it; a phrase, a prefix and a word
+        // that says what it is about do not.
+        assert_eq!(framing, [true, true, true, true, false, true, false, false]);
+        assert!(FRAMING_WORDS.windows(2).all(|pair| pair[0] < pair[1]));
         assert!(!Query::parse("staging OR prod")
             .unwrap()
             .has_partial_matches());

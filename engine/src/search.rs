@@ -309,7 +309,7 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
             scope_word.as_deref(),
             (limit, rank_window, grouped),
             &hits,
-            |expression, n| run(expression, Order::Relevance, n, rank_window, None),
+            |expression, n, window, ranked| run(expression, Order::Relevance, n, window, ranked),
         )?;
         hits.extend(
             fill.iter()
@@ -378,20 +378,33 @@ fn exact_by_tiers(
 
 /// The rows of the best any-term matches that are not among `found` (nor,
 /// `grouped`, in their sessions), best first by BM25, at most enough to fill
-/// a page of `limit`. Rare terms weigh most: the terms with at most `window`
-/// matches are searched first, every one of their matches ranked, so a term
-/// in most messages (a stop word of a question) cannot push them out of the
-/// ranked window; only when they do not fill the page do the common terms
-/// join in.
+/// a page of `limit`. Words that only frame a question ("where did we
+/// discuss") are left out ([`Query::frames_question`]), unless the query
+/// has nothing else. Rare terms decide first: the messages holding a term
+/// with at most `window` matches are searched first, every one of them
+/// ranked (up to [`TIER_BUDGET`] in all) by every term it holds, so a term
+/// in most messages cannot push them out of the ranked window; only when
+/// they do not fill the page do the messages holding only common terms
+/// join in, over the newest `window` matches.
 fn partial_rows(
     db: &dyn Connection,
     query: &Query,
     scope: Option<&str>,
     (limit, window, grouped): (i64, i64, bool),
     found: &[Hit],
-    run: impl Fn(&str, i64) -> std::result::Result<Vec<Vec<Value>>, crate::db::SqlError>,
+    run: impl Fn(
+        &str,
+        i64,
+        i64,
+        Option<i64>,
+    ) -> std::result::Result<Vec<Vec<Value>>, crate::db::SqlError>,
 ) -> Result<Vec<Vec<Value>>> {
-    let all: Vec<usize> = (0..query.terms.len()).collect();
+    let mut all: Vec<usize> = (0..query.terms.len())
+        .filter(|&term| !query.frames_question(term))
+        .collect();
+    if all.is_empty() {
+        all = (0..query.terms.len()).collect();
+    }
     let mut rare = Vec::new();
     for &term in &all {
         let expression = query.any_term_expression(&[term], scope);
@@ -403,17 +416,22 @@ fn partial_rows(
             rare.push(term);
         }
     }
-    let mut passes = vec![all.clone()];
+    let everything = query.any_term_expression(&all, scope);
+    let mut passes = vec![(everything, window, None)];
     if !rare.is_empty() && rare.len() < all.len() {
-        passes.insert(0, rare);
+        let every_match = (rare.len() as i64 * window).clamp(window, TIER_BUDGET.max(window));
+        let holding_a_rare_term = query.any_term_ranked_by(&all, &rare, scope);
+        passes.insert(
+            0,
+            (holding_a_rare_term, every_match, Some(all.len() as i64)),
+        );
     }
     let mut ids: HashSet<i64> = found.iter().map(|hit| hit.id).collect();
     let mut sessions: HashSet<String> = found.iter().map(|h| h.session_key.clone()).collect();
     let wanted = (limit as usize).saturating_sub(found.len());
     let mut rows: Vec<Vec<Value>> = Vec::new();
-    for terms in passes {
-        let expression = query.any_term_expression(&terms, scope);
-        for row in run(&expression, found.len() as i64 + limit)? {
+    for (expression, ranked, scored) in passes {
+        for row in run(&expression, found.len() as i64 + limit, ranked, scored)? {
             let (Some(key), Some(id)) = (row[0].as_str(), row[1].as_i64()) else {
                 continue;
             };
