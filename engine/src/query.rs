@@ -12,8 +12,9 @@
 
 use crate::tiers;
 use crate::tokenizer::{Options, Tokenizer};
+use std::collections::VecDeque;
 use std::fmt;
-use std::ops::Range;
+use std::ops::{ControlFlow, Range};
 
 /// Longest accepted query, in characters.
 pub const MAX_QUERY_CHARS: usize = 4096;
@@ -389,31 +390,83 @@ impl Query {
     /// Byte ranges of `text` where a term matches, in order of position. A
     /// phrase match spans from its first token to its last.
     pub fn match_spans(&self, text: &str) -> Vec<Range<usize>> {
-        let tokens = Tokenizer::new(INDEX_OPTIONS).tokens(text.as_bytes());
-        let mut spans: Vec<Range<usize>> = Vec::new();
-        for term in &self.terms {
-            let n = term.tokens.len();
-            for window in tokens.windows(n) {
-                let last = n - 1;
-                let matches =
-                    window
-                        .iter()
-                        .zip(&term.tokens)
-                        .enumerate()
-                        .all(|(i, (doc, query))| {
-                            if i == last && term.prefix {
-                                doc.0.starts_with(query.as_str())
-                            } else {
-                                doc.0 == *query
-                            }
-                        });
-                if matches {
-                    spans.push(window[0].1..window[last].2);
-                }
-            }
-        }
+        let mut spans = Vec::new();
+        self.scan_matches(text, &mut |_, _, span| {
+            spans.push(span);
+            ControlFlow::Continue(())
+        });
         spans.sort_by_key(|span| (span.start, span.end));
         spans
+    }
+
+    /// The first of [`Query::match_spans`], found without collecting them:
+    /// the scan stops as soon as no later match can start before it, and
+    /// holds only the last few tokens meanwhile, so a long text costs no
+    /// memory.
+    pub fn first_match(&self, text: &str) -> Option<Range<usize>> {
+        let longest = self.terms.iter().map(|t| t.tokens.len()).max()?;
+        let mut best: Option<(usize, Range<usize>)> = None;
+        self.scan_matches(text, &mut |first, last, span| {
+            if let Some((best_first, best_span)) = &best {
+                if last >= best_first + longest {
+                    // This and every later match start after the best one.
+                    return ControlFlow::Break(());
+                }
+                if (span.start, span.end) >= (best_span.start, best_span.end) {
+                    return ControlFlow::Continue(());
+                }
+            }
+            best = Some((first, span));
+            ControlFlow::Continue(())
+        });
+        best.map(|(_, span)| span)
+    }
+
+    /// Calls `found` with the indices of its first and last tokens and the
+    /// byte range of each match of a term in `text`, in the order the
+    /// matches end, until it breaks. Holds only the last tokens, as many as
+    /// the longest term.
+    fn scan_matches(
+        &self,
+        text: &str,
+        found: &mut dyn FnMut(usize, usize, Range<usize>) -> ControlFlow<()>,
+    ) {
+        let longest = self.terms.iter().map(|t| t.tokens.len()).max().unwrap_or(0);
+        if longest == 0 {
+            return;
+        }
+        let mut recent: VecDeque<(String, usize, usize)> = VecDeque::with_capacity(longest);
+        let mut count = 0;
+        let _ = Tokenizer::new(INDEX_OPTIONS).tokenize(text.as_bytes(), &mut |token| {
+            if recent.len() == longest {
+                recent.pop_front();
+            }
+            recent.push_back((token.text.to_owned(), token.start, token.end));
+            count += 1;
+            for term in &self.terms {
+                let n = term.tokens.len();
+                if n == 0 || n > recent.len() {
+                    continue;
+                }
+                let window = recent.range(recent.len() - n..);
+                let last = n - 1;
+                let matches = window
+                    .zip(&term.tokens)
+                    .enumerate()
+                    .all(|(i, (doc, query))| {
+                        if i == last && term.prefix {
+                            doc.0.starts_with(query.as_str())
+                        } else {
+                            doc.0 == *query
+                        }
+                    });
+                let start = recent[recent.len() - n].1;
+                if matches && found(count - n, count - 1, start..token.end).is_break() {
+                    return Err(());
+                }
+            }
+            Ok(())
+        });
     }
 }
 
@@ -558,5 +611,30 @@ mod tests {
         let text = "Le Café, src/main.py, 東京都, config";
         let found: Vec<&str> = q.match_spans(text).into_iter().map(|s| &text[s]).collect();
         assert_eq!(found, ["Café", "main.py", "東京", "config"]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_first_match_is_the_first_of_all_matches(
+            text in proptest::collection::vec(0..6usize, 0..40),
+            query in proptest::collection::vec((0..6usize, 1..3usize, proptest::bool::ANY), 1..4),
+        ) {
+            const WORDS: [&str; 6] = ["deploy", "de", "staging", "東京", "deployment", "x"];
+            let text: Vec<&str> = text.iter().map(|&w| WORDS[w]).collect();
+            let text = text.join(" ");
+            let terms: Vec<String> = query
+                .iter()
+                .map(|&(w, n, prefix)| match (n, prefix) {
+                    (1, true) => format!("{}*", WORDS[w]),
+                    (1, false) => WORDS[w].to_owned(),
+                    _ => format!("\"{} {}\"", WORDS[w], WORDS[(w + 1) % WORDS.len()]),
+                })
+                .collect();
+            let query = Query::parse(&terms.join(" ")).unwrap();
+            proptest::prop_assert_eq!(
+                query.first_match(&text),
+                query.match_spans(&text).into_iter().next()
+            );
+        }
     }
 }

@@ -517,7 +517,7 @@ fn check_window(db: &dyn Connection, rows: &[Vec<Value>]) -> Result<Window> {
 /// A hit from a row of `search.sql` (whose text is redacted already).
 fn hit(row: &[Value], query: &Query, redactor: &Redactor, snippet_chars: i64) -> Option<Hit> {
     let text = row[6].as_str()?;
-    let first_match = query.match_spans(text).into_iter().next();
+    let first_match = query.first_match(text);
     let snippet = excerpt(
         text,
         first_match,

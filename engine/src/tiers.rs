@@ -6,7 +6,7 @@
 //! (`tf`) and the message's length. When a message is indexed, each word
 //! whose weight against a fixed [`REFERENCE_LENGTH`] reaches a tier's floor
 //! ([`TIER_FLOORS`], best first) also gets a marker token of that tier,
-//! colocated with its first occurrence (so it counts in no length). A
+//! colocated with the message's last token (so it counts in no length). A
 //! search ranks the messages of the best tier, then of the best two, and so
 //! on, and stops as soon as the page's last hit scores at least
 //! [`bound`]: the best score any message outside those tiers can have under
@@ -79,51 +79,55 @@ pub fn bound(floor: f64, average: f64) -> f64 {
 }
 
 /// Tokenizes a document as `tokenizer` does and adds the tier markers:
-/// `emit` gets each token with `false`, and after the first occurrence of
-/// a word in a tier its marker with `true` (colocated).
+/// `emit` gets each token with `false`, then, colocated with the last
+/// token, the marker of each word whose weight reaches a tier, in the order
+/// the words first occur. A marker's position matters to no query, and only
+/// the distinct words are kept meanwhile, so a document costs memory for
+/// its vocabulary, not for its tokens.
 pub fn tokenize_document<E>(
     tokenizer: &mut Tokenizer,
     text: &[u8],
     emit: &mut dyn FnMut(Token<'_>, bool) -> Result<(), E>,
 ) -> Result<(), E> {
-    let mut arena = String::new();
-    let mut spans: Vec<(usize, usize, usize, usize)> = Vec::new();
-    let _ = tokenizer.tokenize::<()>(text, &mut |token| {
-        let at = arena.len();
-        arena.push_str(token.text);
-        spans.push((at, arena.len(), token.start, token.end));
+    // Word → (order of first occurrence, occurrences).
+    let mut counts: HashMap<Box<str>, (usize, u32)> = HashMap::new();
+    let mut length = 0;
+    let mut last = None;
+    tokenizer.tokenize(text, &mut |token| {
+        emit(token, false)?;
+        length += 1;
+        last = Some((token.start, token.end));
+        if token.text != RUN_BOUNDARY {
+            match counts.get_mut(token.text) {
+                Some((_, tf)) => *tf += 1,
+                None => {
+                    let first = counts.len();
+                    counts.insert(token.text.into(), (first, 1));
+                }
+            }
+        }
         Ok(())
-    });
-    let mut counts: HashMap<&str, (u32, bool)> = HashMap::with_capacity(spans.len());
-    for &(from, to, ..) in &spans {
-        counts.entry(&arena[from..to]).or_default().0 += 1;
-    }
-    let length = spans.len();
+    })?;
+    let Some((start, end)) = last else {
+        return Ok(());
+    };
+    let mut marked: Vec<(usize, usize, &str)> = counts
+        .iter()
+        .filter_map(|(word, &(first, tf))| Some((first, tier(tf, length)?, &**word)))
+        .collect();
+    marked.sort_unstable_by_key(|&(first, ..)| first);
     let mut marker_text = String::new();
-    for &(from, to, start, end) in &spans {
-        let text = &arena[from..to];
-        emit(Token { text, start, end }, false)?;
-        if text == RUN_BOUNDARY {
-            continue;
-        }
-        let Some((tf, marked)) = counts.get_mut(text) else {
-            continue;
-        };
-        if std::mem::replace(marked, true) {
-            continue;
-        }
-        if let Some(tier) = tier(*tf, length) {
-            marker_text.clear();
-            push_marker(&mut marker_text, tier, text);
-            emit(
-                Token {
-                    text: &marker_text,
-                    start,
-                    end,
-                },
-                true,
-            )?;
-        }
+    for (_, tier, word) in marked {
+        marker_text.clear();
+        push_marker(&mut marker_text, tier, word);
+        emit(
+            Token {
+                text: &marker_text,
+                start,
+                end,
+            },
+            true,
+        )?;
     }
     Ok(())
 }
@@ -183,18 +187,19 @@ mod tests {
     }
 
     #[test]
-    fn short_messages_mark_their_words_once_after_the_first_occurrence() {
+    fn short_messages_mark_their_words_once_after_the_last_token() {
         let tokens = document("Deploy deploy now");
         assert_eq!(
             tokens,
             [
                 ("deploy".to_owned(), false),
-                (marker(tier(2, 3).unwrap(), "deploy"), true),
                 ("deploy".to_owned(), false),
                 ("now".to_owned(), false),
+                (marker(tier(2, 3).unwrap(), "deploy"), true),
                 (marker(tier(1, 3).unwrap(), "now"), true),
             ]
         );
+        assert!(document("").is_empty());
         assert!(tier(2, 3).unwrap() < tier(1, 3).unwrap());
     }
 
