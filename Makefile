@@ -137,7 +137,8 @@ test-npm-package: $(NPM_TGZ) tests/node/node_modules/.package-lock.json
 # under target/python (bindings/python/python.mk).
 include bindings/python/python.mk
 
-bench: build
+# The part `sync` runs the CLI binary, so it is built first.
+bench: build $(CLI)
 	$(CARGO) run --release -p session-search-bench
 
 clean:

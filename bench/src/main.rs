@@ -16,7 +16,9 @@
 //!   corpus, on the first page with and without the any-term fill
 //!   ([`questions`]);
 //! - `redaction`: redaction throughput, a 10 MB message indexed, and
-//!   searches that only secrets would match ([`redaction`]).
+//!   searches that only secrets would match ([`redaction`]);
+//! - `sync`: the CLI's `sync --watch` following transcript folders: how
+//!   soon an appended line is searchable, and its CPU when idle ([`sync`]).
 //!
 //! Every figure is compared with anchors measured in the same run.
 //! `SESSION_SEARCH_BENCH_SCALE` (default 1.0) scales every size, for quick
@@ -34,6 +36,7 @@ mod search;
 mod sessions_search;
 mod stats;
 mod store;
+mod sync;
 mod tokenizers;
 
 use report::Target;
@@ -59,16 +62,19 @@ pub enum Part {
     Questions,
     /// The cost of redaction.
     Redaction,
+    /// `session-search sync --watch`: latency and idle CPU.
+    Sync,
 }
 
 impl Part {
     /// Every part, in the order a full run executes them.
-    pub const ALL: [Part; 5] = [
+    pub const ALL: [Part; 6] = [
         Part::Tokenizer,
         Part::Store,
         Part::Search,
         Part::Questions,
         Part::Redaction,
+        Part::Sync,
     ];
 
     /// The name that selects it on the command line.
@@ -79,6 +85,7 @@ impl Part {
             Part::Search => "search",
             Part::Questions => "questions",
             Part::Redaction => "redaction",
+            Part::Sync => "sync",
         }
     }
 
@@ -90,6 +97,7 @@ impl Part {
             Part::Search => sessions_search::run(scale, work),
             Part::Questions => questions::run(scale, work),
             Part::Redaction => redaction::run(scale, work),
+            Part::Sync => sync::run(scale, work),
         }
     }
 }
