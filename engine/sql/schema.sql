@@ -46,12 +46,12 @@ CREATE TABLE IF NOT EXISTS session_search_moves(
 
 -- The scope of each session: the words a search adds to its FTS5 query so
 -- that the index itself skips messages the caller cannot see. 'a' and the
--- hex of the session's agent_id, then 't' and the hex of its own key and of
--- the keys in its spawned_by chain at most 3 levels below the chain's top,
--- so a message carries at most 6 scope words however deep its session is.
--- A `tree` search for X asks for 't' || hex(X) when X is at most 3 levels
--- deep, else for the word of its ancestor 3 levels deep (sql/scope_word.sql),
--- and an `agent` search for 'a' || hex(agent). The tokens only narrow what
+-- hex of the session's agent_id, then 't' and the hex of each key of its
+-- spawned_by chain (itself included) at most 3 levels below the chain's
+-- top, so a message carries at most 5 scope words however deep its session
+-- is. A `tree` or `self` search for X asks for 't' || hex(X) when X is at
+-- most 3 levels deep, else for the word of its ancestor 3 levels deep
+-- (sql/scope_word.sql), and an `agent` search for 'a' || hex(agent). The tokens only narrow what
 -- FTS5 reads: visible.sql still decides what is visible, so a wider word (a
 -- deep caller's ancestor) or a stale one (a session deleted above) can cost
 -- time, never leak text.
@@ -75,7 +75,7 @@ CREATE VIEW IF NOT EXISTS session_search_scope_of(session_key, scope) AS
            top(n) AS (SELECT max(n) FROM up)
            SELECT replace(group_concat(DISTINCT 't' || lower(hex(key))), ',', ' ')
            FROM up, top
-           WHERE up.n = 0 OR top.n - up.n <= 3 OR top.n >= 1000)
+           WHERE top.n - up.n <= 3 OR top.n >= 1000)
   FROM sessions s;
 
 -- The redacted text and scope of every message that is in the index, as

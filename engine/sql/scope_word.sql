@@ -1,4 +1,4 @@
--- The scope word of a `tree` search by caller ?1 (see
+-- The scope word of a `tree` or `self` search by caller ?1 (see
 -- session_search_scopes in schema.sql): its own, when it is at most 3
 -- levels below the top of its spawned_by chain or the chain has no top (a
 -- cycle), else its ancestor's 3 levels below the top, which every session

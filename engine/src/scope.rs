@@ -82,10 +82,9 @@ pub fn scope_word(
 ) -> Result<Option<String>> {
     let sql = match visibility {
         Visibility::All => return Ok(None),
-        Visibility::Own => {
-            "SELECT 't' || lower(hex(session_key)) FROM sessions WHERE session_key = ?1"
-        }
-        Visibility::Tree => TREE_SCOPE_WORD_SQL,
+        // A session deeper than the scope words go carries its ancestor's
+        // word, not its own: `self` asks for the same word as `tree`.
+        Visibility::Own | Visibility::Tree => TREE_SCOPE_WORD_SQL,
         Visibility::Agent => {
             "SELECT 'a' || lower(hex(agent_id)) FROM sessions WHERE session_key = ?1"
         }

@@ -10,7 +10,7 @@ use crate::tokenizer::TOKENIZER_VERSION;
 use serde::{Deserialize, Serialize};
 
 /// The schema version this build creates and understands.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// The public tables `sessions` and `messages` with their indexes, as
 /// `sessions_init()` creates them.
@@ -281,7 +281,7 @@ fn migrate(db: &dyn Connection) -> Result<()> {
                 Settings::current(Vec::new()).to_json().as_str().into(),
             )?;
         }
-        1..=6 => {
+        1..=7 => {
             if version <= 3 {
                 db.execute_batch(UPGRADE_SQL)?;
             }
@@ -289,9 +289,10 @@ fn migrate(db: &dyn Connection) -> Result<()> {
             // index with created_at: both are indexes of the public tables.
             db.execute_batch("DROP INDEX IF EXISTS session_search_messages_by_session")?;
             db.execute_batch(PUBLIC_TABLES_SQL)?;
-            // Version 7 bounds the scope words by depth: sessions scoped
-            // before keep their longer scopes, which hold every word a
-            // search asks for now, until their spawn chain changes.
+            // Version 7 bounds the scope words by depth, version 8 leaves
+            // a deep session's own word out: sessions scoped before keep
+            // their longer scopes, which hold every word a search asks for
+            // now, until their spawn chain changes.
             db.execute_batch("DROP VIEW IF EXISTS session_search_scope_of")?;
             db.execute_batch(SCHEMA_SQL)?;
         }

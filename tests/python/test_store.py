@@ -129,7 +129,7 @@ class InitTest(StoreTestCase):
         self.assertEqual(first, second)
         self.assertEqual(
             first,
-            {"schema_version": 7, "tokenizer_version": 5, "redaction_version": 1,
+            {"schema_version": 8, "tokenizer_version": 5, "redaction_version": 1,
              "redaction_patterns": 0, "messages": 0, "indexed": 0, "pending": 0,
              "indexing": "immediate"},
         )
@@ -157,9 +157,9 @@ class InitTest(StoreTestCase):
             name = sql.split("(")[0].split()[-1]
             self.assertError(conn, sql, (), name, "run SELECT sessions_init() first")
 
-    def test_versions_4_to_6_gain_the_time_index_the_covering_session_index_and_bounded_scopes(self):
+    def test_versions_4_to_7_gain_the_time_index_the_covering_session_index_and_bounded_scopes(self):
         index_sql = "SELECT sql FROM sqlite_master WHERE name = 'session_search_messages_by_session'"
-        for version in (4, 5, 6):
+        for version in (4, 5, 6, 7):
             with self.subTest(version=version):
                 conn = store()
                 session(conn, "s")
@@ -174,9 +174,9 @@ class InitTest(StoreTestCase):
                              " SELECT session_key, 'a' || lower(hex(agent_id)) FROM sessions")
                 conn.execute("UPDATE session_search_meta SET value = ? WHERE key = 'schema_version'", (version,))
                 init = json.loads(value(conn, "SELECT sessions_init()"))
-                self.assertEqual((init["schema_version"], init["indexed"], init["pending"]), (7, 1, 0))
+                self.assertEqual((init["schema_version"], init["indexed"], init["pending"]), (8, 1, 0))
                 view = value(conn, "SELECT sql FROM sqlite_master WHERE name = 'session_search_scope_of'")
-                self.assertIn("top.n - up.n <= 3", view)
+                self.assertIn("WHERE top.n - up.n <= 3 OR", view)
                 self.assertEqual(value(conn, "SELECT count(*) FROM sqlite_master WHERE name = 'session_search_messages_by_time'"), 1)
                 self.assertIn("(session_key, id, created_at)", value(conn, index_sql))
                 self.assertEqual(found(conn, "upgrade", "s", order="recent"), [1])
@@ -185,8 +185,8 @@ class InitTest(StoreTestCase):
 
     def test_newer_schema_version_is_refused(self):
         conn = store()
-        conn.execute("UPDATE session_search_meta SET value = 8 WHERE key = 'schema_version'")
-        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 8", "upgrade")
+        conn.execute("UPDATE session_search_meta SET value = 9 WHERE key = 'schema_version'")
+        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 9", "upgrade")
 
     def test_missing_column_is_named_and_nothing_is_created(self):
         conn = connect()

@@ -1206,7 +1206,7 @@ fn deep_spawn_chains_carry_a_bounded_scope_and_trees_stay_exact() {
     }
     session(&store, "aside", "main", Some("chain:2"));
     say(&store, "aside", Role::User, "deploy beside the chain", 100);
-    // At most the agent, the session and the top four levels of its chain.
+    // The agent and the top four levels of the chain, however deep.
     let words: String = store
         .connection()
         .query_row(
@@ -1215,7 +1215,7 @@ fn deep_spawn_chains_carry_a_bounded_scope_and_trees_stay_exact() {
             |row| row.get(0),
         )
         .unwrap();
-    assert_eq!(words.split(' ').count(), 6, "{words}");
+    assert_eq!(words.split(' ').count(), 5, "{words}");
     for depth in [0, 2, 3, 4, 7, 11] {
         let found = keys(&search(
             &store,
@@ -1227,5 +1227,16 @@ fn deep_spawn_chains_carry_a_bounded_scope_and_trees_stay_exact() {
             expected.insert("aside".into());
         }
         assert_eq!(found, expected, "caller at depth {depth}");
+        // `self` asks for the same word: a deep session does not carry its own.
+        let own = keys(&search(
+            &store,
+            "deploy",
+            &with(&chain[depth], Visibility::Own, 25),
+        ));
+        assert_eq!(
+            own,
+            BTreeSet::from([chain[depth].clone()]),
+            "self at depth {depth}"
+        );
     }
 }
