@@ -12,10 +12,16 @@
 //! `*.jsonl.reset.<time>` archives): nothing is read. A deleted file is
 //! forgotten; its sessions stay searchable.
 //!
-//! `--watch` repeats the pass whenever the folders change (debounced), and
-//! every [`RESCAN`] in case an event was missed or a folder appeared.
+//! `--watch` repeats the pass whenever something under the folders is
+//! created, written, renamed or removed, once they have been quiet for
+//! [`DEBOUNCE`] (or [`SETTLE_LIMIT`] after the first change, so a file
+//! written without pause is still read), and every [`RESCAN`] in case an
+//! event was missed. Reading a file is no change: passes never wake each
+//! other, so an idle watch sleeps.
 
 use crate::Failure;
+use notify::event::ModifyKind;
+use notify::{Event, EventKind, RecursiveMode, Watcher};
 use session_search::import::{find_transcripts, import_files, ImportOptions, ImportReport};
 use session_search::Store;
 use std::collections::{HashMap, HashSet};
@@ -24,13 +30,16 @@ use std::fmt::Write as _;
 use std::fs::Metadata;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::time::Duration;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
 
 const SYNC_SQL: &str = include_str!("../sql/sync.sql");
 
 /// How long the folders must be quiet before a watched change is read.
 const DEBOUNCE: Duration = Duration::from_millis(300);
+
+/// The longest a watched change waits for the folders to be quiet.
+const SETTLE_LIMIT: Duration = Duration::from_secs(1);
 
 /// How often `--watch` makes a pass with no change reported.
 pub const RESCAN: Duration = Duration::from_secs(60);
@@ -298,9 +307,8 @@ impl<'a> Syncer<'a> {
         &self,
         mut done: impl FnMut(Result<(SyncReport, i64), Failure>),
     ) -> Result<(), String> {
-        use notify_debouncer_mini::notify::RecursiveMode;
         let (events, changes) = mpsc::channel();
-        let mut debouncer = notify_debouncer_mini::new_debouncer(DEBOUNCE, events)
+        let mut watcher = notify::recommended_watcher(events)
             .map_err(|e| format!("cannot watch the transcript folders: {e}"))?;
         let mut watched: Vec<(PathBuf, RecursiveMode)> = Vec::new();
         loop {
@@ -323,14 +331,14 @@ impl<'a> Syncer<'a> {
             }
             for (path, _) in watched.iter().filter(|watch| !wanted.contains(watch)) {
                 // It may be gone already, which ended its watch.
-                let _ = debouncer.watcher().unwatch(path);
+                let _ = watcher.unwatch(path);
             }
             watched.retain(|watch| wanted.contains(watch));
             for (path, mode) in wanted {
                 if watched.contains(&(path.clone(), mode)) {
                     continue;
                 }
-                match debouncer.watcher().watch(&path, mode) {
+                match watcher.watch(&path, mode) {
                     Ok(()) => watched.push((path, mode)),
                     // Removed since it was looked at: the next pass sees.
                     Err(_) if !path.exists() => {}
@@ -342,13 +350,56 @@ impl<'a> Syncer<'a> {
                     .map_err(Failure::from)
                     .and_then(|report| Ok((report, crate::index_pending(self.store, true)?))),
             );
-            match changes.recv_timeout(RESCAN) {
-                Ok(_) | Err(RecvTimeoutError::Timeout) => while changes.try_recv().is_ok() {},
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err("the file watcher stopped".into())
-                }
+            self.settle(&changes)?;
+        }
+    }
+
+    /// Waits for a change under the folders, then for them to be quiet;
+    /// returns after [`RESCAN`] without one.
+    fn settle(&self, changes: &Receiver<notify::Result<Event>>) -> Result<(), String> {
+        let stopped = || "the file watcher stopped".to_owned();
+        let rescan = Instant::now() + RESCAN;
+        loop {
+            match changes.recv_timeout(rescan.saturating_duration_since(Instant::now())) {
+                Ok(event) if self.matters(&event) => break,
+                Ok(_) => {}
+                Err(RecvTimeoutError::Timeout) => return Ok(()),
+                Err(RecvTimeoutError::Disconnected) => return Err(stopped()),
             }
         }
+        let limit = Instant::now() + SETTLE_LIMIT;
+        let mut quiet_from = Instant::now() + DEBOUNCE;
+        loop {
+            let until = quiet_from.min(limit);
+            match changes.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                Ok(event) if self.matters(&event) => quiet_from = Instant::now() + DEBOUNCE,
+                Ok(_) => {}
+                Err(RecvTimeoutError::Timeout) if Instant::now() >= until => return Ok(()),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return Err(stopped()),
+            }
+        }
+    }
+
+    /// Whether `event` may change what a pass finds: something created,
+    /// written, renamed or removed in a followed folder, or on the way to
+    /// one that does not exist yet (a read, or a new access time, is not;
+    /// an error of the watcher is, to be safe).
+    fn matters(&self, event: &notify::Result<Event>) -> bool {
+        let Ok(event) = event else {
+            return true;
+        };
+        if matches!(
+            event.kind,
+            EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(_))
+        ) {
+            return false;
+        }
+        event.paths.iter().any(|path| {
+            self.sources
+                .iter()
+                .any(|source| path.starts_with(&source.path) || source.path.starts_with(path))
+        })
     }
 }
 
