@@ -121,10 +121,11 @@ impl IndexingMode {
     }
 }
 
-/// Attempts of `sessions_init()` that another connection's write
-/// interrupts, and the pause between them (see [`init`]).
-const INIT_ATTEMPTS: u32 = 10;
+/// The pause between attempts of `sessions_init()` that another
+/// connection's write interrupts, and the least time they go on for (see
+/// [`init`]).
 const INIT_PAUSE: std::time::Duration = std::time::Duration::from_millis(20);
+const INIT_PATIENCE: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Runs `body` inside a savepoint: released on success, rolled back on error.
 fn atomically<T>(db: &dyn Connection, body: impl FnOnce() -> Result<T>) -> Result<T> {
@@ -234,11 +235,18 @@ pub fn init(db: &dyn Connection) -> Result<Status> {
     if up_to_date(db)? {
         return read_status(db, false);
     }
-    let mut attempt = 1;
+    // Migrating reads before it writes, and SQLite reports a busy database
+    // at once to a read transaction that wants to write: so the attempts go
+    // on for as long as the connection's busy timeout would have waited.
+    let busy_timeout = db
+        .query_value("PRAGMA busy_timeout", &[])?
+        .as_i64()
+        .unwrap_or(0);
+    let patience = std::time::Duration::from_millis(busy_timeout.max(0) as u64).max(INIT_PATIENCE);
+    let started = std::time::Instant::now();
     loop {
         match atomically(db, || migrate(db)) {
-            Err(Error::Sql(e)) if e.is_busy() && attempt < INIT_ATTEMPTS => {
-                attempt += 1;
+            Err(Error::Sql(e)) if e.is_busy() && started.elapsed() < patience => {
                 std::thread::sleep(INIT_PAUSE);
             }
             Err(Error::Sql(e)) if e.is_busy() => return Err(locked("sessions_init", e)),

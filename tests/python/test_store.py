@@ -145,6 +145,38 @@ class InitTest(StoreTestCase):
         self.assertEqual(found(conn, "kept", "a"), [1])
         self.assertConsistent(conn)
 
+    def test_init_waits_out_another_writer_as_long_as_the_busy_timeout(self):
+        import threading
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "new.db")
+            writer = sqlite3.connect(path, isolation_level=None)
+            writer.execute("PRAGMA journal_mode = wal")
+            writer.execute("CREATE TABLE host(x)")
+            writer.execute("BEGIN IMMEDIATE")
+            writer.execute("INSERT INTO host VALUES (1)")
+            outcome = {}
+
+            def initialise(timeout_ms):
+                conn = connect(path)
+                conn.execute(f"PRAGMA busy_timeout = {timeout_ms}")
+                try:
+                    outcome[timeout_ms] = json.loads(value(conn, "SELECT sessions_init()"))["schema_version"]
+                except sqlite3.Error as e:
+                    outcome[timeout_ms] = str(e)
+                conn.close()
+
+            # No busy timeout: a short grace, then a clear error; nothing made.
+            initialise(0)
+            self.assertIn("sessions_init: another connection is writing", outcome[0])
+            # A busy timeout longer than the other write: init waits it out.
+            waiting = threading.Thread(target=initialise, args=(5000,))
+            waiting.start()
+            time.sleep(0.6)
+            writer.execute("COMMIT")
+            waiting.join()
+            self.assertEqual(outcome[5000], 8)
+            writer.close()
+
     def test_functions_refuse_to_run_before_init(self):
         conn = connect()
         for sql in (
