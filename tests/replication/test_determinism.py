@@ -32,7 +32,7 @@ agree with A on every write's outcome (the refused ones fail with the same
 message).
 
 Run with a Python whose sqlite3 can load extensions (make test-replication).
-SESSION_SEARCH_SEEDS=1,2,3 replays other streams (default 1 and 2).
+SESSION_SEARCH_SEEDS=2,3,4 replays other streams (default: seed 1).
 """
 
 import json
@@ -51,7 +51,7 @@ MODES = {"A": "twin", "A2": "twin", "W": "writes", "B": "background"}
 
 
 def seeds():
-    return [int(s) for s in os.environ.get("SESSION_SEARCH_SEEDS", "1,2").split(",") if s.strip()]
+    return [int(s) for s in os.environ.get("SESSION_SEARCH_SEEDS", "1").split(",") if s.strip()]
 
 
 class DeterminismTest(unittest.TestCase):
