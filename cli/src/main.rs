@@ -143,12 +143,12 @@ struct ImportArgs {
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// Read every file as this format instead of recognising it
-    /// (claude-code, openclaw, codex)
+    /// (claude-code, openclaw, codex, chatgpt)
     #[arg(long)]
     format: Option<Format>,
     /// The agent_id of the sessions created [default: per format: the
     /// project directory for Claude Code, the agent directory or "openclaw"
-    /// for OpenClaw, "codex" for Codex]
+    /// for OpenClaw, "codex" for Codex, "chatgpt" for its data export]
     #[arg(long)]
     agent_id: Option<String>,
     /// Skip lines longer than this many bytes
@@ -597,7 +597,7 @@ fn describe_import(paths: &[PathBuf], report: &ImportReport, indexed: i64) -> St
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         let _ = writeln!(
             out,
-            "No transcripts (*.jsonl) found in {}.",
+            "No transcripts (*.jsonl, conversations.json) found in {}.",
             names.join(", ")
         );
     }
@@ -667,7 +667,16 @@ fn describe_file(file: &FileReport) -> String {
         let _ = write!(line, " {format},");
     }
     match &file.session_key {
-        Some(key) if file.session_created => {
+        // A data export: many conversations in one file.
+        Some(_) if file.sessions > 1 => {
+            let _ = write!(
+                line,
+                " {}, {} new:",
+                count(file.sessions, "session"),
+                file.sessions_created
+            );
+        }
+        Some(key) if file.sessions_created > 0 => {
             let _ = write!(line, " new session {key}:");
         }
         Some(key) => {

@@ -170,7 +170,10 @@ fn import_problems() {
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
     let out = ok(&db, &["import", empty.to_str().unwrap()]);
-    assert!(out.contains("No transcripts (*.jsonl) found in"), "{out}");
+    assert!(
+        out.contains("No transcripts (*.jsonl, conversations.json) found in"),
+        "{out}"
+    );
 
     let other = dir.path().join("other.jsonl");
     std::fs::write(&other, "{\"hello\":1}\n").unwrap();

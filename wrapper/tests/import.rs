@@ -1143,3 +1143,169 @@ fn a_chat_gateways_metadata_is_context_not_the_users_words() {
         "The evening digest should be at 10 PM EST"
     );
 }
+
+/// The shared fixtures of one format (`../shared/fixtures/<format>`).
+fn shared_fixtures(format: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/fixtures")
+        .join(format)
+}
+
+fn roles(store: &Store, prefix: &str) -> Vec<(String, i64)> {
+    let mut statement = store
+        .connection()
+        .prepare("SELECT role, count(*) FROM messages WHERE session_key LIKE ?1 || '%' GROUP BY role ORDER BY role")
+        .unwrap();
+    statement
+        .query_map([prefix], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+const CHATGPT_LOGO: &str = "chatgpt:e96087ed-b714-4a54-a06a-e425db1680bd";
+const CHATGPT_OSCAR: &str = "chatgpt:65e5bb56-a41c-407c-8e90-6261edbed4fa";
+const CHATGPT_MERMAID: &str = "chatgpt:c21a4db5-68eb-471a-b590-bb6ef7b81b42";
+
+#[test]
+fn chatgpt_export_conversations_branches_and_tools() {
+    let export = shared_fixtures("chatgpt").join("pkuppens-my_chat_gpt/conversations.json");
+    // A directory import reads `conversations.json`, and no other `*.json`.
+    let dir = tempfile::tempdir().unwrap();
+    fs::copy(&export, dir.path().join("conversations.json")).unwrap();
+    fs::copy(&export, dir.path().join("user.json")).unwrap();
+    let (store, report) = imported(dir.path());
+    assert_eq!(report.files.len(), 1, "{report:#?}");
+    let file = &report.files[0];
+    assert_eq!(file.format, Some(Format::ChatGpt));
+    assert_eq!((file.sessions, file.sessions_created), (192, 192));
+    assert_eq!(report.sessions_created(), 192);
+    assert_eq!(report.imported(), 1368);
+    assert!(file.issues.is_empty(), "{:?}", file.issues);
+    // Each tree's root node and its empty system prompt are not messages.
+    assert_eq!(skipped(file, "node without a message"), 192);
+    assert_eq!(skipped(file, "system message without text"), 192);
+    assert_eq!(
+        roles(&store, "chatgpt:"),
+        [
+            ("assistant".to_owned(), 686),
+            ("tool".to_owned(), 37),
+            ("user".to_owned(), 645)
+        ]
+    );
+    assert_eq!(
+        session_column(&store, CHATGPT_LOGO, "agent_id").as_deref(),
+        Some("chatgpt")
+    );
+    // Times: the export's seconds, in milliseconds.
+    assert_eq!(
+        session_column(&store, CHATGPT_OSCAR, "created_at").as_deref(),
+        Some("1686142873878")
+    );
+    assert_eq!(
+        column(&store, CHATGPT_OSCAR, "5ff9c6a7", "created_at"),
+        "1686143272885"
+    );
+
+    // The branch ChatGPT shows (`current_node`) is the active one: the
+    // regenerated answer is searchable, the one it replaced stored only.
+    let logo = branch(&store, CHATGPT_LOGO);
+    assert!(logo.iter().any(|id| id.starts_with("d80333b5")));
+    assert!(!logo.iter().any(|id| id.starts_with("50d1ea72")));
+    assert_eq!(
+        hits(&store, "B2B2B2"),
+        [(
+            CHATGPT_LOGO.to_owned(),
+            "d80333b5-678d-4c76-b562-80a23dbfad0d".to_owned()
+        )]
+    );
+    assert!(hits(&store, "D3D3D3").is_empty());
+    assert_eq!(
+        column(&store, CHATGPT_LOGO, "50d1ea72", "role"),
+        "assistant"
+    );
+    let oscar = branch(&store, CHATGPT_OSCAR);
+    assert_eq!(
+        oscar.last().unwrap(),
+        "a0fa2b19-5c76-4f65-b1bd-97f3e3a193d3"
+    );
+    assert_eq!(
+        oscar.len(),
+        26,
+        "the 28 nodes to current_node less the root and system prompt"
+    );
+
+    // The user's words and the answers are searchable; a browser call, its
+    // results and a plugin's answer are stored, not searchable.
+    assert!(hits(&store, "rentapin")
+        .iter()
+        .any(|(key, _)| key == "chatgpt:58f522f1-b174-492d-a52c-5240dacc06d0"));
+    assert!(hits(&store, "open_url").is_empty());
+    assert_eq!(
+        column(&store, CHATGPT_OSCAR, "5ff9c6a7", "role"),
+        "assistant"
+    );
+    assert!(column(&store, CHATGPT_OSCAR, "5ff9c6a7", "content").contains("\"tool_use\""));
+    assert_eq!(column(&store, CHATGPT_MERMAID, "90635e02", "role"), "tool");
+    assert!(!hits(&store, "high load of requests for rendering")
+        .iter()
+        .any(|(_, id)| id.starts_with("90635e02")));
+
+    // Again: nothing new.
+    let again = import(&store, dir.path());
+    assert_eq!((again.imported(), again.already_present()), (0, 1368));
+    assert_eq!(again.sessions_created(), 0);
+
+    // A later export where the user switched back to the first answer:
+    // nothing new, but the branch follows.
+    let mut conversations: Value = serde_json::from_slice(&fs::read(&export).unwrap()).unwrap();
+    let logo = conversations
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|c| c["id"] == CHATGPT_LOGO.trim_start_matches("chatgpt:"))
+        .unwrap();
+    logo["current_node"] = "50d1ea72-f1b0-4814-ada5-2bf66276ad16".into();
+    fs::write(
+        dir.path().join("conversations.json"),
+        serde_json::to_vec(&conversations).unwrap(),
+    )
+    .unwrap();
+    let switched = import(&store, dir.path());
+    assert_eq!(switched.imported(), 0);
+    assert_eq!(hits(&store, "D3D3D3").len(), 1);
+    assert!(hits(&store, "B2B2B2").is_empty());
+}
+
+#[test]
+fn a_cut_off_export_imports_the_conversations_before_the_cut() {
+    let export =
+        fs::read(shared_fixtures("chatgpt").join("pkuppens-my_chat_gpt/conversations.json"))
+            .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("conversations.json");
+    fs::write(&path, &export[..export.len() / 2]).unwrap();
+    let (store, report) = imported(&path);
+    let file = &report.files[0];
+    assert_eq!(file.format, Some(Format::ChatGpt));
+    let cut_at = file.sessions + 1;
+    assert!(file.sessions > 50, "{}", file.sessions);
+    assert_eq!(file.issues.len(), 1, "{:?}", file.issues);
+    assert_eq!(file.issues[0].line, cut_at, "the conversation cut off");
+    assert_eq!(file.issues[0].issue, Issue::Truncated);
+    assert_eq!(
+        count(&store, "SELECT count(*) FROM sessions") as usize,
+        file.sessions
+    );
+    // The whole export later adds the rest.
+    fs::write(&path, &export).unwrap();
+    let rest = import(&store, &path);
+    assert_eq!(rest.imported() + rest.already_present(), 1368);
+    assert_eq!(rest.sessions_created(), 192 - file.sessions);
+    // What is not JSON at all is not an export.
+    fs::write(&path, b"<html>ChatGPT</html>").unwrap();
+    assert_eq!(
+        import(&store, &path).files[0].problem,
+        Some(FileProblem::UnknownFormat)
+    );
+}

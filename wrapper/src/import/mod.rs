@@ -1,16 +1,18 @@
-//! Importers: transcripts that agents wrote as JSONL files, read into a
-//! [`Store`].
+//! Importers: transcripts that agents wrote as JSONL files, and the data
+//! exports of chat services, read into a [`Store`].
 //!
 //! [`import_path`] takes a file or a directory (searched recursively for
-//! transcripts: `*.jsonl` and OpenClaw's archives, see
-//! [`is_transcript_name`]), recognises each file's [`Format`] from its
-//! first entries, and returns an [`ImportReport`]. Three formats are read:
+//! the names each format's files have: `*.jsonl`, OpenClaw's archives,
+//! `conversations.json`, see [`is_transcript_name`]), recognises each
+//! file's [`Format`] from its first entries (or, for a JSON document, its
+//! first record), and returns an [`ImportReport`]. These formats are read:
 //!
 //! | format | files | session key | default `agent_id` |
 //! | --- | --- | --- | --- |
 //! | [`Format::ClaudeCode`] | `~/.claude/projects/<project>/<session>.jsonl`, and `<session>/subagents/agent-<id>.jsonl` | `claude-code:<sessionId>`; a subagent `claude-code:<sessionId>:agent-<id>`, spawned by its session | the project directory's name |
 //! | [`Format::OpenClaw`] | OpenClaw and pi-agent session files (a `{"type":"session"}` header, then entries) | `openclaw:<id>`, spawned by `openclaw:<parentSession>` | `<agent>` for `agents/<agent>/sessions/`, else `openclaw` |
 //! | [`Format::Codex`] | Codex CLI rollouts, `rollout-*.jsonl` | `codex:<id>` | `codex` |
+//! | [`Format::ChatGpt`] | a ChatGPT data export's `conversations.json`: an array of conversations, each a tree of nodes (`mapping`); the active branch ends at `current_node` | `chatgpt:<id>`, one per conversation | `chatgpt` |
 //!
 //! [`ImportOptions::agent_id`] overrides the agent for every file.
 //!
@@ -31,6 +33,10 @@
 //!   before the user's words (`Conversation info (untrusted metadata):` and
 //!   its JSON) becomes such a block too, and a slash command's wrapper
 //!   (`<command-name>`, `<command-args>`) the command as typed.
+//! - Data exports: ChatGPT's tool calls (an assistant message to a
+//!   `recipient` other than `all`), tool messages (browsing, code output,
+//!   plugins) and reasoning are stored, not searchable; custom instructions
+//!   and hidden messages are `system`.
 //! - Claude Code: the prompt and summary of a compaction's summariser
 //!   (`subagents/agent-acompact-*.jsonl`) are stored as `system`, so that a
 //!   summary never repeats the hits of what it summarises; a message typed
@@ -45,12 +51,20 @@
 //!   where a later entry naming a leaf (`leafId`) moved it.
 //!   Tool results that parallel tool calls made siblings are chained
 //!   instead, so that all of them stay on the active branch.
+//!   A data export names the branch its service shows (ChatGPT's
+//!   `current_node`), and that holds even when a later export of the same
+//!   conversations adds no message.
 //! - Importing a file again adds only what is new: messages are looked up by
 //!   `(session_key, message_id)` (an index that `sql/import.sql` adds).
 //! - Where each session came from, its [`Origin`]: format, the host's id for
 //!   it and the working directory it ran in (Claude Code entries' `cwd`, the
 //!   Codex `session_meta` and OpenClaw session header's), in a table of
 //!   `sql/import.sql` that no SQL function needs; read it with [`origin`].
+//!
+//! A file that is one JSON document (a data export) is read record by record
+//! (each conversation of its array), never whole; what follows the last
+//! complete record, cut off or not JSON, is reported at that record's
+//! number, and the records before it are imported.
 //!
 //! Nothing in a file stops the import: a line holding several JSON objects
 //! (a botched write) is read as that many entries; lines that are not JSON, cut off,
@@ -84,11 +98,13 @@
 //! ```
 
 mod blocks;
+mod chatgpt;
 mod claude_code;
 mod codex;
 mod lines;
 mod openclaw;
 mod origin;
+mod records;
 mod writer;
 
 use crate::{Error, IndexingMode, Result, Store};
@@ -124,11 +140,19 @@ pub enum Format {
     /// Codex CLI rollout files.
     #[serde(rename = "codex")]
     Codex,
+    /// ChatGPT data exports (`conversations.json`).
+    #[serde(rename = "chatgpt")]
+    ChatGpt,
 }
 
 impl Format {
     /// Every format, in the order files are tested against them.
-    pub const ALL: [Format; 3] = [Format::OpenClaw, Format::Codex, Format::ClaudeCode];
+    pub const ALL: [Format; 4] = [
+        Format::OpenClaw,
+        Format::Codex,
+        Format::ChatGpt,
+        Format::ClaudeCode,
+    ];
 
     /// The name used in session keys and on the command line.
     pub fn name(self) -> &'static str {
@@ -136,26 +160,55 @@ impl Format {
             Format::ClaudeCode => "claude-code",
             Format::OpenClaw => "openclaw",
             Format::Codex => "codex",
+            Format::ChatGpt => "chatgpt",
         }
     }
 
-    /// The format whose entries look like `entry`.
+    /// Whether a directory import reads a file named `name` to see if it
+    /// is of this format (its content decides, see [`is_transcript_name`]).
+    pub fn reads_file_named(self, name: &str) -> bool {
+        match self {
+            Format::ClaudeCode | Format::Codex => name.ends_with(".jsonl"),
+            // An archive of a session keeps its header (see
+            // [`is_transcript_name`]).
+            Format::OpenClaw => {
+                name.ends_with(".jsonl")
+                    || [".jsonl.reset.", ".jsonl.deleted."]
+                        .iter()
+                        .any(|archive| name.contains(archive))
+            }
+            Format::ChatGpt => name == "conversations.json",
+        }
+    }
+
+    /// The format whose entries (or records) look like `entry`.
     fn recognise(entry: &Value) -> Option<Format> {
         Format::ALL.into_iter().find(|format| match format {
             Format::ClaudeCode => claude_code::recognises(entry),
             Format::OpenClaw => openclaw::recognises(entry),
             Format::Codex => codex::recognises(entry),
+            Format::ChatGpt => chatgpt::recognises(entry),
         })
     }
 
     /// A reader for the file at `path`.
-    fn open(self, path: &Path) -> Opened {
+    fn open(self, path: &Path) -> Open {
         match self {
-            Format::ClaudeCode => claude_code::open(path),
-            Format::OpenClaw => openclaw::open(path),
-            Format::Codex => codex::open(path),
+            Format::ClaudeCode => Open::Lines(claude_code::open(path)),
+            Format::OpenClaw => Open::Lines(openclaw::open(path)),
+            Format::Codex => Open::Lines(codex::open(path)),
+            Format::ChatGpt => Open::Records(chatgpt::open()),
         }
     }
+}
+
+/// How a format reads its files.
+enum Open {
+    /// Line by line (JSONL), one session per file.
+    Lines(Opened),
+    /// As JSON records (a document, or a stream of them), any number of
+    /// sessions per file; see [`records`].
+    Records(records::Opened),
 }
 
 impl fmt::Display for Format {
@@ -175,13 +228,13 @@ impl std::str::FromStr for Format {
     }
 }
 
-/// One format's reading of a file's entries.
+/// One line format's reading of a file's entries.
 trait Reader {
     /// Reads one entry (a JSON object) and writes what it holds.
     fn entry(&mut self, entry: Value, out: &mut Writer<'_>) -> Result<()>;
 }
 
-/// A format's reader for one file, with what the file's path says.
+/// A line format's reader for one file, with what the file's path says.
 struct Opened {
     reader: Box<dyn Reader>,
     /// The session as far as the path tells; entries may name it instead.
@@ -226,7 +279,7 @@ pub struct ImportReport {
 impl ImportReport {
     /// Sessions created.
     pub fn sessions_created(&self) -> usize {
-        self.files.iter().filter(|f| f.session_created).count()
+        self.files.iter().map(|f| f.sessions_created).sum()
     }
 
     /// Messages written.
@@ -268,10 +321,13 @@ pub struct FileReport {
     pub path: PathBuf,
     /// Its format; `None` when it was not recognised or could not be read.
     pub format: Option<Format>,
-    /// The session its messages went to; `None` when it had none.
+    /// The session its messages went to (for a file holding several, such
+    /// as a data export, the first); `None` when it had none.
     pub session_key: Option<String>,
-    /// The session was created by this import.
-    pub session_created: bool,
+    /// The sessions it holds messages of.
+    pub sessions: usize,
+    /// Of those, the sessions created by this import.
+    pub sessions_created: usize,
     /// Messages written.
     pub imported: usize,
     /// Messages the database had already.
@@ -291,7 +347,8 @@ impl FileReport {
             path: path.to_owned(),
             format: None,
             session_key: None,
-            session_created: false,
+            sessions: 0,
+            sessions_created: 0,
             imported: 0,
             already_present: 0,
             skipped_types: BTreeMap::new(),
@@ -315,10 +372,14 @@ impl fmt::Display for FileProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FileProblem::Unreadable(error) => write!(f, "cannot read: {error}"),
-            FileProblem::UnknownFormat => write!(
-                f,
-                "not a transcript of a known format (claude-code, openclaw, codex)"
-            ),
+            FileProblem::UnknownFormat => {
+                let names: Vec<&str> = Format::ALL.iter().map(|format| format.name()).collect();
+                write!(
+                    f,
+                    "not a transcript of a known format ({})",
+                    names.join(", ")
+                )
+            }
         }
     }
 }
@@ -326,7 +387,8 @@ impl fmt::Display for FileProblem {
 /// A line skipped, or imported with a repair.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LineIssue {
-    /// Line number, from 1.
+    /// Line number, from 1; in a file read as JSON records (a data export),
+    /// the number of the record, e.g. the conversation, from 1.
     pub line: usize,
     /// What was wrong.
     pub issue: Issue,
@@ -483,19 +545,21 @@ pub fn find_transcripts(path: &Path) -> Result<(Vec<PathBuf>, ImportReport)> {
     Ok((files, report))
 }
 
-/// Whether a file named like `path` holds a transcript: `*.jsonl`, or an
-/// OpenClaw archive of one, `*.jsonl.reset.<time>` after `/new` or
-/// `/reset` and `*.jsonl.deleted.<time>` after a deletion. An archive keeps
+/// Whether a directory import reads the file `path` (its content then
+/// decides whether it is a transcript, and of which format): the names each
+/// format's files have ([`Format::reads_file_named`]). That is `*.jsonl`;
+/// an OpenClaw archive of one, `*.jsonl.reset.<time>` after `/new` or
+/// `/reset` and `*.jsonl.deleted.<time>` after a deletion (an archive keeps
 /// its session's header, so it imports into the same session as the file
-/// it was renamed from.
+/// it was renamed from); and `conversations.json`, the conversations of a
+/// ChatGPT data export. No other `*.json` file is read.
 pub fn is_transcript_name(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
         return false;
     };
-    name.ends_with(".jsonl")
-        || [".jsonl.reset.", ".jsonl.deleted."]
-            .iter()
-            .any(|archive| name.contains(archive))
+    Format::ALL
+        .into_iter()
+        .any(|format| format.reads_file_named(name))
 }
 
 /// Adds the transcripts under `dir` to `files`; a directory that cannot be
@@ -525,8 +589,23 @@ fn transcripts(dir: &Path, files: &mut Vec<PathBuf>, report: &mut ImportReport) 
     }
 }
 
-/// The format of the file at `path`, from its first entries or its name.
+/// The format of the file at `path`, from its first entries, else its first
+/// JSON record (a document spread over lines), else its name.
 fn detect(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<Format>> {
+    let from_lines = detect_lines(path, max_line_bytes)?;
+    if from_lines.is_some() {
+        return Ok(from_lines);
+    }
+    let from_record = records::first_record(&mut BufReader::new(File::open(path)?))
+        .and_then(|record| Format::recognise(&record));
+    if from_record.is_some() {
+        return Ok(from_record);
+    }
+    Ok(codex::named_like_a_rollout(path).then_some(Format::Codex))
+}
+
+/// The format of the first of the first lines of `path` that is recognised.
+fn detect_lines(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<Format>> {
     let mut lines = Lines::new(BufReader::new(File::open(path)?), max_line_bytes);
     for _ in 0..DETECT_LINES {
         let Some((_, line)) = lines.next_line()? else {
@@ -541,7 +620,7 @@ fn detect(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<Format>>
             }
         }
     }
-    Ok(codex::named_like_a_rollout(path).then_some(Format::Codex))
+    Ok(None)
 }
 
 /// Imports one file in one transaction.
@@ -563,19 +642,47 @@ fn import_file(store: &Store, path: &Path, options: &ImportOptions) -> Result<Fi
         }
     };
     report.format = Some(format);
-    let Opened {
-        mut reader,
-        session,
-        agent_id,
-    } = format.open(path);
-    let agent_id = options.agent_id.clone().unwrap_or(agent_id);
     // Immediate: the file's first statements only read, and a deferred
     // transaction could not turn into a writer once another connection has
     // committed in between.
     let transaction =
         rusqlite::Transaction::new_unchecked(store.connection(), TransactionBehavior::Immediate)?;
+    let failure = match format.open(path) {
+        Open::Lines(opened) => read_lines(store, format, opened, file, options, &mut report)?,
+        Open::Records(records::Opened {
+            mut reader,
+            agent_id,
+        }) => {
+            let agent_id = options.agent_id.clone().unwrap_or(agent_id);
+            let mut sessions = records::Sessions::new(store, format, agent_id, &mut report);
+            records::read(&mut BufReader::new(file), reader.as_mut(), &mut sessions)?
+                .err()
+                .map(|e| FileProblem::Unreadable(e.to_string()))
+        }
+    };
+    transaction.commit()?;
+    report.problem = failure;
+    Ok(report)
+}
+
+/// Reads a line format's file into its one session; returns why the file
+/// could not be read to its end.
+fn read_lines(
+    store: &Store,
+    format: Format,
+    opened: Opened,
+    file: File,
+    options: &ImportOptions,
+    report: &mut FileReport,
+) -> Result<Option<FileProblem>> {
+    let Opened {
+        mut reader,
+        session,
+        agent_id,
+    } = opened;
+    let agent_id = options.agent_id.clone().unwrap_or(agent_id);
     let mut failure = None;
-    let mut writer = Writer::new(store, format, agent_id, session, &mut report);
+    let mut writer = Writer::new(store, format, agent_id, session, report);
     let mut lines = Lines::new(BufReader::new(file), options.max_line_bytes);
     loop {
         match lines.next_line() {
@@ -591,9 +698,7 @@ fn import_file(store: &Store, path: &Path, options: &ImportOptions) -> Result<Fi
         }
     }
     writer.finish()?;
-    transaction.commit()?;
-    report.problem = failure;
-    Ok(report)
+    Ok(failure)
 }
 
 /// Parses one line and hands it to the format's reader.

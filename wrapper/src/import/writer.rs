@@ -92,6 +92,11 @@ pub(super) struct Writer<'a> {
     last_time: Option<i64>,
     /// The working directory the session ran in, as the file first names it.
     cwd: Option<String>,
+    /// Messages this writer wrote (the file's report may hold several
+    /// sessions).
+    imported: usize,
+    /// The host named the session's active leaf ([`Writer::name_leaf`]).
+    leaf_named: bool,
 }
 
 impl<'a> Writer<'a> {
@@ -121,6 +126,8 @@ impl<'a> Writer<'a> {
             leaf: None,
             last_time: None,
             cwd: None,
+            imported: 0,
+            leaf_named: false,
         }
     }
 
@@ -196,6 +203,14 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// Makes the host's entry `id` the session's active leaf, as the host
+    /// says for the whole session (a data export's current node): unlike
+    /// [`Writer::move_leaf`] it holds even when the file adds no message.
+    pub(super) fn name_leaf(&mut self, id: &str) {
+        self.move_leaf(Some(id));
+        self.leaf_named = matches!(self.leaf, Some(Some(_)));
+    }
+
     /// Writes a message unless the file had it already (a duplicate id,
     /// reported and skipped) or the database has it (counted).
     ///
@@ -254,6 +269,7 @@ impl<'a> Writer<'a> {
                     message_id: Some(message.id.clone()),
                 })?;
                 self.report.imported += 1;
+                self.imported += 1;
                 id
             }
         };
@@ -281,8 +297,9 @@ impl<'a> Writer<'a> {
             return Ok(());
         };
         // A file that adds no message leaves the branch as it is: a transcript
-        // cut short, or rewritten shorter, must not hide what it lost.
-        if let Some(leaf) = self.leaf.filter(|_| self.report.imported > 0) {
+        // cut short, or rewritten shorter, must not hide what it lost. A leaf
+        // the host named for the whole session holds regardless.
+        if let Some(leaf) = self.leaf.filter(|_| self.imported > 0 || self.leaf_named) {
             if self.store.leaf(key)? != leaf {
                 self.store.rewind(key, leaf)?;
             }
@@ -325,8 +342,11 @@ impl<'a> Writer<'a> {
                 created_at: self.info.created_at.unwrap_or(first_time),
             })?;
         }
-        self.report.session_key = Some(key.clone());
-        self.report.session_created = !exists;
+        if self.report.session_key.is_none() {
+            self.report.session_key = Some(key.clone());
+        }
+        self.report.sessions += 1;
+        self.report.sessions_created += usize::from(!exists);
         self.key = Some(key.clone());
         Ok(key)
     }
