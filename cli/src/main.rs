@@ -143,12 +143,13 @@ struct ImportArgs {
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// Read every file as this format instead of recognising it
-    /// (claude-code, openclaw, codex, chatgpt)
+    /// (claude-code, openclaw, codex, chatgpt, claude-ai)
     #[arg(long)]
     format: Option<Format>,
     /// The agent_id of the sessions created [default: per format: the
     /// project directory for Claude Code, the agent directory or "openclaw"
-    /// for OpenClaw, "codex" for Codex, "chatgpt" for its data export]
+    /// for OpenClaw, "codex" for Codex, "chatgpt" and "claude-ai" for their
+    /// data exports]
     #[arg(long)]
     agent_id: Option<String>,
     /// Skip lines longer than this many bytes

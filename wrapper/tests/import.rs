@@ -1309,3 +1309,141 @@ fn a_cut_off_export_imports_the_conversations_before_the_cut() {
         Some(FileProblem::UnknownFormat)
     );
 }
+
+const CLAUDE_AI_CALCULATOR: &str = "claude-ai:91098bc8-f2c4-427b-b71b-1e25efa2e871";
+const CLAUDE_AI_BASH: &str = "claude-ai:1db4c66e-b369-4e3a-96a9-6c16f8301ee8";
+
+#[test]
+fn claude_ai_export_conversations_in_time_order() {
+    let folder = shared_fixtures("claude-ai").join("simonw-claude-to-sqlite");
+    // Only `conversations.json` is read from a directory: these two copies
+    // of exports are named otherwise.
+    let (store, report) = imported(&folder);
+    assert_eq!(report.files.len(), 0, "{report:#?}");
+
+    let report = import_files_at(
+        &store,
+        &[folder.join("artifacts.json"), folder.join("example.json")],
+    );
+    assert!(report
+        .files
+        .iter()
+        .all(|f| f.format == Some(Format::ClaudeAi)));
+    assert_eq!(report.sessions_created(), 2);
+    assert_eq!(report.imported(), 22);
+    assert!(report.issues().next().is_none());
+    assert_eq!(
+        roles(&store, "claude-ai:"),
+        [("assistant".to_owned(), 11), ("user".to_owned(), 11)]
+    );
+    assert_eq!(
+        session_column(&store, CLAUDE_AI_BASH, "agent_id").as_deref(),
+        Some("claude-ai")
+    );
+    assert_eq!(
+        session_column(&store, CLAUDE_AI_BASH, "created_at").as_deref(),
+        Some("1729229410325")
+    );
+
+    // Messages in time order: the export lists a later prompt first.
+    let calculator = branch(&store, CLAUDE_AI_CALCULATOR);
+    assert_eq!(calculator.len(), 20);
+    assert!(calculator[0].starts_with("287b1868"), "{calculator:?}");
+    let later = calculator
+        .iter()
+        .position(|id| id.starts_with("083850f6"))
+        .unwrap();
+    assert_eq!(later, 6, "{calculator:?}");
+
+    // What the user typed and the answers are searchable; the names of the
+    // files they attached are stored, not searchable.
+    let mut bash = hits(&store, "bash command");
+    bash.sort();
+    assert_eq!(
+        bash,
+        [
+            (
+                CLAUDE_AI_BASH.to_owned(),
+                "12c87835-a63c-430e-a090-bd70d9efb601".to_owned()
+            ),
+            (
+                CLAUDE_AI_BASH.to_owned(),
+                "22b34c9c-69c1-46ad-87da-71570a70f107".to_owned()
+            )
+        ]
+    );
+    assert!(hits(&store, "onkeyup")
+        .iter()
+        .any(|(_, id)| id.starts_with("083850f6")));
+    assert!(column(&store, CLAUDE_AI_BASH, "22b34c9c", "content").contains("CleanShot"));
+    assert!(hits(&store, "CleanShot").is_empty());
+
+    let again = import_files_at(
+        &store,
+        &[folder.join("artifacts.json"), folder.join("example.json")],
+    );
+    assert_eq!((again.imported(), again.already_present()), (0, 22));
+}
+
+fn import_files_at(store: &Store, files: &[PathBuf]) -> ImportReport {
+    session_search::import::import_files(store, files, &ImportOptions::default()).unwrap()
+}
+
+/// A conversation in the newer Claude.ai export shape (content blocks,
+/// `parent_message_uuid`), written for this test: no real one with a
+/// permissive licence was found.
+fn claude_ai_tree(current_leaf: Option<&str>) -> Value {
+    let message = |uuid: &str, parent: &str, sender: &str, at: &str, content: Value| {
+        serde_json::json!({
+            "uuid": uuid, "parent_message_uuid": parent, "sender": sender,
+            "created_at": at, "text": "", "content": content,
+            "attachments": [], "files": [],
+        })
+    };
+    let text = |t: &str| serde_json::json!([{"type": "text", "text": t}]);
+    let mut conversation = serde_json::json!({
+        "uuid": "c1", "name": "Edits", "created_at": "2025-03-01T10:00:00Z",
+        "chat_messages": [
+            message("m1", "00000000-0000-4000-8000-000000000000", "human", "2025-03-01T10:00:01Z", text("plan the quarterly offsite")),
+            message("m2", "m1", "assistant", "2025-03-01T10:00:02Z", serde_json::json!([
+                {"type": "thinking", "thinking": "consider the budget spreadsheet"},
+                {"type": "tool_use", "name": "web_search", "input": {"query": "venues"}},
+                {"type": "tool_result", "name": "web_search", "content": [{"type": "text", "text": "lakeside venue listing"}]},
+                {"type": "text", "text": "Here is an offsite agenda"},
+            ])),
+            message("m3", "m2", "human", "2025-03-01T10:01:00Z", text("make it in lisbon")),
+            message("m4", "m2", "human", "2025-03-01T10:02:00Z", text("make it in porto")),
+        ],
+    });
+    if let Some(leaf) = current_leaf {
+        conversation["current_leaf_message_uuid"] = leaf.into();
+    }
+    serde_json::json!([conversation])
+}
+
+#[test]
+fn claude_ai_export_trees_edits_and_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("conversations.json");
+    fs::write(&path, claude_ai_tree(None).to_string()).unwrap();
+    let (store, report) = imported(dir.path());
+    assert_eq!(report.files[0].format, Some(Format::ClaudeAi));
+    assert_eq!(report.imported(), 4);
+    // The edited prompt is a branch; the latest message ends the active one.
+    assert_eq!(branch(&store, "claude-ai:c1"), ["m1", "m2", "m4"]);
+    assert_eq!(hit_sessions(&store, "porto"), ["claude-ai:c1"]);
+    assert!(hits(&store, "lisbon").is_empty());
+    // Reasoning, tool calls and their results are stored, not searchable.
+    assert_eq!(hits(&store, "agenda").len(), 1);
+    for hidden in ["budget spreadsheet", "venues", "lakeside"] {
+        assert!(hits(&store, hidden).is_empty(), "{hidden}");
+    }
+    assert!(column(&store, "claude-ai:c1", "m2", "content").contains("lakeside"));
+
+    // The conversation names its leaf: that branch, with nothing new.
+    fs::write(&path, claude_ai_tree(Some("m3")).to_string()).unwrap();
+    let again = import(&store, dir.path());
+    assert_eq!((again.imported(), again.already_present()), (0, 4));
+    assert_eq!(branch(&store, "claude-ai:c1"), ["m1", "m2", "m3"]);
+    assert_eq!(hit_sessions(&store, "lisbon"), ["claude-ai:c1"]);
+}

@@ -13,6 +13,7 @@
 //! | [`Format::OpenClaw`] | OpenClaw and pi-agent session files (a `{"type":"session"}` header, then entries) | `openclaw:<id>`, spawned by `openclaw:<parentSession>` | `<agent>` for `agents/<agent>/sessions/`, else `openclaw` |
 //! | [`Format::Codex`] | Codex CLI rollouts, `rollout-*.jsonl` | `codex:<id>` | `codex` |
 //! | [`Format::ChatGpt`] | a ChatGPT data export's `conversations.json`: an array of conversations, each a tree of nodes (`mapping`); the active branch ends at `current_node` | `chatgpt:<id>`, one per conversation | `chatgpt` |
+//! | [`Format::ClaudeAi`] | a Claude.ai data export's `conversations.json`: an array of conversations with `chat_messages` (`sender` `human` / `assistant`), in time order, or a tree by `parent_message_uuid` | `claude-ai:<uuid>`, one per conversation | `claude-ai` |
 //!
 //! [`ImportOptions::agent_id`] overrides the agent for every file.
 //!
@@ -36,7 +37,8 @@
 //! - Data exports: ChatGPT's tool calls (an assistant message to a
 //!   `recipient` other than `all`), tool messages (browsing, code output,
 //!   plugins) and reasoning are stored, not searchable; custom instructions
-//!   and hidden messages are `system`.
+//!   and hidden messages are `system`. Claude.ai's attachments (with their
+//!   extracted text) and file names are stored, not searchable.
 //! - Claude Code: the prompt and summary of a compaction's summariser
 //!   (`subagents/agent-acompact-*.jsonl`) are stored as `system`, so that a
 //!   summary never repeats the hits of what it summarises; a message typed
@@ -52,7 +54,8 @@
 //!   Tool results that parallel tool calls made siblings are chained
 //!   instead, so that all of them stay on the active branch.
 //!   A data export names the branch its service shows (ChatGPT's
-//!   `current_node`), and that holds even when a later export of the same
+//!   `current_node`, Claude.ai's `current_leaf_message_uuid`, else its
+//!   latest message), and that holds even when a later export of the same
 //!   conversations adds no message.
 //! - Importing a file again adds only what is new: messages are looked up by
 //!   `(session_key, message_id)` (an index that `sql/import.sql` adds).
@@ -99,6 +102,7 @@
 
 mod blocks;
 mod chatgpt;
+mod claude_ai;
 mod claude_code;
 mod codex;
 mod lines;
@@ -143,14 +147,18 @@ pub enum Format {
     /// ChatGPT data exports (`conversations.json`).
     #[serde(rename = "chatgpt")]
     ChatGpt,
+    /// Claude.ai data exports (`conversations.json`).
+    #[serde(rename = "claude-ai")]
+    ClaudeAi,
 }
 
 impl Format {
     /// Every format, in the order files are tested against them.
-    pub const ALL: [Format; 4] = [
+    pub const ALL: [Format; 5] = [
         Format::OpenClaw,
         Format::Codex,
         Format::ChatGpt,
+        Format::ClaudeAi,
         Format::ClaudeCode,
     ];
 
@@ -161,6 +169,7 @@ impl Format {
             Format::OpenClaw => "openclaw",
             Format::Codex => "codex",
             Format::ChatGpt => "chatgpt",
+            Format::ClaudeAi => "claude-ai",
         }
     }
 
@@ -177,7 +186,8 @@ impl Format {
                         .iter()
                         .any(|archive| name.contains(archive))
             }
-            Format::ChatGpt => name == "conversations.json",
+            // Both exports name their conversations so.
+            Format::ChatGpt | Format::ClaudeAi => name == "conversations.json",
         }
     }
 
@@ -188,6 +198,7 @@ impl Format {
             Format::OpenClaw => openclaw::recognises(entry),
             Format::Codex => codex::recognises(entry),
             Format::ChatGpt => chatgpt::recognises(entry),
+            Format::ClaudeAi => claude_ai::recognises(entry),
         })
     }
 
@@ -198,6 +209,7 @@ impl Format {
             Format::OpenClaw => Open::Lines(openclaw::open(path)),
             Format::Codex => Open::Lines(codex::open(path)),
             Format::ChatGpt => Open::Records(chatgpt::open()),
+            Format::ClaudeAi => Open::Records(claude_ai::open()),
         }
     }
 }
@@ -552,7 +564,7 @@ pub fn find_transcripts(path: &Path) -> Result<(Vec<PathBuf>, ImportReport)> {
 /// `/reset` and `*.jsonl.deleted.<time>` after a deletion (an archive keeps
 /// its session's header, so it imports into the same session as the file
 /// it was renamed from); and `conversations.json`, the conversations of a
-/// ChatGPT data export. No other `*.json` file is read.
+/// ChatGPT or Claude.ai data export. No other `*.json` file is read.
 pub fn is_transcript_name(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
         return false;
