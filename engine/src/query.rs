@@ -332,7 +332,8 @@ impl Query {
     }
 
     /// Whether the term at `index` is one word that only frames a
-    /// question ([`FRAMING_WORDS`]).
+    /// question (an interrogative, auxiliary, pronoun, function word or verb
+    /// of asking about a conversation).
     pub fn frames_question(&self, index: usize) -> bool {
         let term = &self.terms[index];
         match term.tokens.as_slice() {
