@@ -1447,3 +1447,95 @@ fn claude_ai_export_trees_edits_and_blocks() {
     assert_eq!(branch(&store, "claude-ai:c1"), ["m1", "m2", "m3"]);
     assert_eq!(hit_sessions(&store, "lisbon"), ["claude-ai:c1"]);
 }
+
+const GEMINI_JSONL: &str = "gemini-cli:0ab84937-9fe7-4284-986a-33c832af0b6a";
+const GEMINI_JSON: &str = "gemini-cli:2d9ea14f-1e4e-44f6-8bf5-7a7819cb1cd9";
+
+#[test]
+fn gemini_cli_sessions_in_both_layouts() {
+    let folder = shared_fixtures("gemini-cli");
+    // A directory import reads `*.jsonl` and `session-*.json`; these JSON
+    // files are named otherwise (and `logs.json`, prompts only, is no
+    // session).
+    let (store, report) = imported(&folder);
+    assert_eq!(report.files.len(), 1, "{report:#?}");
+    let jsonl = &report.files[0];
+    assert_eq!(jsonl.format, Some(Format::GeminiCli));
+    assert_eq!(jsonl.session_key.as_deref(), Some(GEMINI_JSONL));
+    // A message written again when its tool calls finished replaces the
+    // first record of it: 11 messages from 14 message records.
+    assert_eq!(jsonl.imported, 11);
+    assert_eq!(skipped(jsonl, "$set"), 11);
+    assert!(jsonl.issues.is_empty(), "{:?}", jsonl.issues);
+    assert_eq!(
+        roles(&store, GEMINI_JSONL),
+        [
+            ("assistant".to_owned(), 6),
+            ("system".to_owned(), 3),
+            ("user".to_owned(), 2)
+        ]
+    );
+    assert_eq!(
+        session_column(&store, GEMINI_JSONL, "agent_id").as_deref(),
+        Some("gemini-cli")
+    );
+    assert_eq!(
+        session_column(&store, GEMINI_JSONL, "created_at").as_deref(),
+        Some("1776948772759")
+    );
+    assert_eq!(
+        column(&store, GEMINI_JSONL, "8828dd6a", "created_at"),
+        "1776948785283"
+    );
+    let turns = branch(&store, GEMINI_JSONL);
+    assert_eq!(turns.len(), 11);
+    assert!(turns[0].starts_with("0cf1a565") && turns[10].starts_with("9a505a5d"));
+    assert!(column(&store, GEMINI_JSONL, "52e62e67", "content").contains("\"tool_use\""));
+
+    // What the user typed is searchable: `/init`, not the prompt it expands
+    // to (kept as context); the CLI's own notes, Gemini's thoughts and its
+    // tool calls are stored, not searchable.
+    assert_eq!(column(&store, GEMINI_JSONL, "8828dd6a", "role"), "user");
+    assert!(hits(&store, "instructional").is_empty());
+    assert!(column(&store, GEMINI_JSONL, "8828dd6a", "content").contains("instructional"));
+    assert_eq!(column(&store, GEMINI_JSONL, "1b8df650", "role"), "system");
+    assert!(hits(&store, "cancelled").is_empty());
+    assert!(hits(&store, "Initiating").is_empty());
+    assert!(hits(&store, "update_topic").is_empty());
+    let uv = hits(&store, "uv run");
+    assert!(uv.contains(&(
+        GEMINI_JSONL.to_owned(),
+        "231038fa-bbfb-4b43-9a30-b8b7fcf54895".to_owned()
+    )));
+    assert!(uv.contains(&(
+        GEMINI_JSONL.to_owned(),
+        "edf94f05-ab0f-46aa-8811-d3db8103da28".to_owned()
+    )));
+
+    // The single-JSON layout, named on the command line.
+    let single = folder.join("Mai0313-VibeCodingTracker/test_conversation_gemini.json");
+    let logs = folder.join("kvsankar-agent-history/gemini_logs.json");
+    let report = import_files_at(&store, &[single.clone(), logs.clone()]);
+    assert_eq!(file(&report, "test_conversation_gemini.json").imported, 14);
+    assert_eq!(
+        file(&report, "gemini_logs.json").problem,
+        Some(FileProblem::UnknownFormat)
+    );
+    assert_eq!(
+        roles(&store, GEMINI_JSON),
+        [("assistant".to_owned(), 13), ("user".to_owned(), 1)]
+    );
+    assert!(hits(&store, "CHANGELOG_DEMO")
+        .iter()
+        .any(|(key, id)| key == GEMINI_JSON && id.starts_with("16d30d0c")));
+
+    // Again: nothing new.
+    let again = import_files_at(
+        &store,
+        &[
+            folder.join("Mai0313-VibeCodingTracker/gemini.jsonl"),
+            single,
+        ],
+    );
+    assert_eq!((again.imported(), again.already_present()), (0, 25));
+}

@@ -3,7 +3,8 @@
 //!
 //! [`import_path`] takes a file or a directory (searched recursively for
 //! the names each format's files have: `*.jsonl`, OpenClaw's archives,
-//! `conversations.json`, see [`is_transcript_name`]), recognises each
+//! `conversations.json`, Gemini CLI's `session-*.json`, see
+//! [`is_transcript_name`]), recognises each
 //! file's [`Format`] from its first entries (or, for a JSON document, its
 //! first record), and returns an [`ImportReport`]. These formats are read:
 //!
@@ -14,6 +15,7 @@
 //! | [`Format::Codex`] | Codex CLI rollouts, `rollout-*.jsonl` | `codex:<id>` | `codex` |
 //! | [`Format::ChatGpt`] | a ChatGPT data export's `conversations.json`: an array of conversations, each a tree of nodes (`mapping`); the active branch ends at `current_node` | `chatgpt:<id>`, one per conversation | `chatgpt` |
 //! | [`Format::ClaudeAi`] | a Claude.ai data export's `conversations.json`: an array of conversations with `chat_messages` (`sender` `human` / `assistant`), in time order, or a tree by `parent_message_uuid` | `claude-ai:<uuid>`, one per conversation | `claude-ai` |
+//! | [`Format::GeminiCli`] | Gemini CLI sessions, `~/.gemini/tmp/<project>/chats/session-*.json` (one JSON object with `messages`) or `session-*.jsonl` (a header line, message records, `$set` updates; a record written again replaces the first) | `gemini-cli:<sessionId>` | `gemini-cli` |
 //!
 //! [`ImportOptions::agent_id`] overrides the agent for every file.
 //!
@@ -39,6 +41,11 @@
 //!   plugins) and reasoning are stored, not searchable; custom instructions
 //!   and hidden messages are `system`. Claude.ai's attachments (with their
 //!   extracted text) and file names are stored, not searchable.
+//! - Gemini CLI: a user message's `displayContent` is what the user typed
+//!   (`/init`), searchable, its `content` (the prompt sent) context; one
+//!   whose displayed form holds no text is the CLI's, `system`, as are
+//!   `info`, `warning` and `error` notes. Thoughts and tool calls with
+//!   their results are stored, not searchable.
 //! - Claude Code: the prompt and summary of a compaction's summariser
 //!   (`subagents/agent-acompact-*.jsonl`) are stored as `system`, so that a
 //!   summary never repeats the hits of what it summarises; a message typed
@@ -105,6 +112,7 @@ mod chatgpt;
 mod claude_ai;
 mod claude_code;
 mod codex;
+mod gemini_cli;
 mod lines;
 mod openclaw;
 mod origin;
@@ -150,15 +158,20 @@ pub enum Format {
     /// Claude.ai data exports (`conversations.json`).
     #[serde(rename = "claude-ai")]
     ClaudeAi,
+    /// Gemini CLI sessions.
+    #[serde(rename = "gemini-cli")]
+    GeminiCli,
 }
 
 impl Format {
     /// Every format, in the order files are tested against them.
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 6] = [
         Format::OpenClaw,
         Format::Codex,
         Format::ChatGpt,
         Format::ClaudeAi,
+        // Before Claude Code, whose entries also carry a `sessionId`.
+        Format::GeminiCli,
         Format::ClaudeCode,
     ];
 
@@ -170,6 +183,7 @@ impl Format {
             Format::Codex => "codex",
             Format::ChatGpt => "chatgpt",
             Format::ClaudeAi => "claude-ai",
+            Format::GeminiCli => "gemini-cli",
         }
     }
 
@@ -188,6 +202,11 @@ impl Format {
             }
             // Both exports name their conversations so.
             Format::ChatGpt | Format::ClaudeAi => name == "conversations.json",
+            // `chats/session-<time>-<id>.json`, or `.jsonl` in newer versions.
+            Format::GeminiCli => {
+                name.ends_with(".jsonl")
+                    || (name.starts_with("session-") && name.ends_with(".json"))
+            }
         }
     }
 
@@ -199,6 +218,7 @@ impl Format {
             Format::Codex => codex::recognises(entry),
             Format::ChatGpt => chatgpt::recognises(entry),
             Format::ClaudeAi => claude_ai::recognises(entry),
+            Format::GeminiCli => gemini_cli::recognises(entry),
         })
     }
 
@@ -210,6 +230,7 @@ impl Format {
             Format::Codex => Open::Lines(codex::open(path)),
             Format::ChatGpt => Open::Records(chatgpt::open()),
             Format::ClaudeAi => Open::Records(claude_ai::open()),
+            Format::GeminiCli => Open::Records(gemini_cli::open()),
         }
     }
 }
@@ -563,8 +584,10 @@ pub fn find_transcripts(path: &Path) -> Result<(Vec<PathBuf>, ImportReport)> {
 /// an OpenClaw archive of one, `*.jsonl.reset.<time>` after `/new` or
 /// `/reset` and `*.jsonl.deleted.<time>` after a deletion (an archive keeps
 /// its session's header, so it imports into the same session as the file
-/// it was renamed from); and `conversations.json`, the conversations of a
-/// ChatGPT or Claude.ai data export. No other `*.json` file is read.
+/// it was renamed from); `conversations.json`, the conversations of a
+/// ChatGPT or Claude.ai data export; and `session-*.json`, a Gemini CLI
+/// session. No other `*.json` file is read (Gemini CLI's `logs.json`,
+/// which repeats the prompts of its sessions, neither).
 pub fn is_transcript_name(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
         return false;
@@ -608,8 +631,11 @@ fn detect(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<Format>>
     if from_lines.is_some() {
         return Ok(from_lines);
     }
+    // Only formats read as records: a JSON array of another format's
+    // entries is not one of its transcripts.
     let from_record = records::first_record(&mut BufReader::new(File::open(path)?))
-        .and_then(|record| Format::recognise(&record));
+        .and_then(|record| Format::recognise(&record))
+        .filter(|format| matches!(format.open(path), Open::Records(_)));
     if from_record.is_some() {
         return Ok(from_record);
     }

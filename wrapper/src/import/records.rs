@@ -66,6 +66,20 @@ impl<'a> Sessions<'a> {
         }
     }
 
+    /// The number of the record being read, from 1.
+    pub(super) fn record(&self) -> usize {
+        self.record
+    }
+
+    /// Counts a record that is not conversation, by its kind.
+    pub(super) fn skip(&mut self, kind: &str) {
+        *self
+            .report
+            .skipped_types
+            .entry(kind.to_owned())
+            .or_default() += 1;
+    }
+
     /// Records a problem with the current record.
     pub(super) fn issue(&mut self, issue: Issue) {
         self.report.issues.push(LineIssue {
