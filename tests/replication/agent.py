@@ -10,9 +10,10 @@ Litestream VFS, and a dump of what a database holds and answers.
                                                    one prints "inside N" before its commit and
                                                    waits there to be killed
     python agent.py search DB SECONDS              searches while others write; prints the count
-    python agent.py vfs-follow NAME WORD SECONDS   through the Litestream VFS (LITESTREAM_REPLICA_URL):
-                                                   searches until WORD is found, then prints what
-                                                   the replica answers (JSON)
+    python agent.py vfs-follow NAME WORD SECONDS OUT
+                                                   through the Litestream VFS (LITESTREAM_REPLICA_URL):
+                                                   searches until WORD is found, then writes what
+                                                   the replica answers to OUT (JSON)
     python agent.py dump DB                        prints the content and the answers (JSON)
     python agent.py transactions DB                prints the transactions found (JSON)
 
@@ -179,7 +180,7 @@ def dump(path):
     }
 
 
-def vfs_follow(name, word, seconds):
+def vfs_follow(name, word, seconds, out):
     """A read replica: the Litestream VFS serves the database from the
     replica, this process searches it until `word` appears."""
     import litestream_vfs
@@ -202,14 +203,17 @@ def vfs_follow(name, word, seconds):
         time.sleep(0.05)
     lag = time.monotonic() - started
     found, torn = committed(conn)
-    print(json.dumps({
-        "seconds": round(lag, 2),
-        "searches": searches,
-        "transactions": found,
-        "torn": torn,
-        "status": json.loads(conn.execute("SELECT sessions_status()").fetchone()[0]),
-        "answers": answers(conn),
-    }))
+    # To a file: the VFS writes to this process's standard output from its
+    # own threads (a long JSON line printed there came back interleaved).
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump({
+            "seconds": round(lag, 2),
+            "searches": searches,
+            "transactions": found,
+            "torn": torn,
+            "status": json.loads(conn.execute("SELECT sessions_status()").fetchone()[0]),
+            "answers": answers(conn),
+        }, f, ensure_ascii=False)
 
 
 def main():
@@ -220,7 +224,7 @@ def main():
         crash_write(*args[1:])
     elif args[:1] == ["search"] and len(args) == 3:
         search(*args[1:])
-    elif args[:1] == ["vfs-follow"] and len(args) == 4:
+    elif args[:1] == ["vfs-follow"] and len(args) == 5:
         vfs_follow(*args[1:])
     elif args[:1] == ["transactions"] and len(args) == 2:
         found, torn = committed(connect(args[1]))

@@ -171,7 +171,8 @@ class LitestreamTest(unittest.TestCase):
         follower = None
         if VFS:
             env = dict(self.env, LITESTREAM_REPLICA_URL="file://" + self.replica)
-            follower = self.agent("vfs-follow", "agent.db", f"txn{TRANSACTIONS - 1}", "60",
+            followed = os.path.join(self.dir, "follower.json")
+            follower = self.agent("vfs-follow", "agent.db", f"txn{TRANSACTIONS - 1}", "60", followed,
                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.assertEqual(writer.wait(timeout=120), 0)
         searches, _ = searcher.communicate(timeout=60)
@@ -206,9 +207,10 @@ class LitestreamTest(unittest.TestCase):
         self.assertGreater(hits, 200)
 
         if follower is not None:
-            out, err = follower.communicate(timeout=120)
+            _, err = follower.communicate(timeout=120)
             self.assertEqual(follower.returncode, 0, err)
-            replica = json.loads(out)
+            with open(followed, encoding="utf-8") as f:
+                replica = json.load(f)
             self.assertEqual(replica["transactions"], list(range(TRANSACTIONS)))
             self.assertEqual(replica["torn"], [])
             self.assertEqual(replica["status"]["pending"], 0)
