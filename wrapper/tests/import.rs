@@ -1539,3 +1539,71 @@ fn gemini_cli_sessions_in_both_layouts() {
     );
     assert_eq!((again.imported(), again.already_present()), (0, 25));
 }
+
+const AIDER_AFI: &str = "aider:AFI-Protocol-afi-core:2025-07-15T14:53:34";
+
+#[test]
+fn aider_chat_histories_one_session_per_run() {
+    let folder = shared_fixtures("aider");
+    let (store, report) = imported(&folder);
+    assert_eq!(report.files.len(), 4, "{report:#?}");
+    assert!(report.files.iter().all(|f| f.format == Some(Format::Aider)));
+    assert!(report.issues().next().is_none());
+    assert_eq!(report.sessions_created(), 26);
+    assert_eq!(report.imported(), 379);
+    // Runs where aider started and quit hold only its notes.
+    assert_eq!(report.skipped_types()["run without conversation"], 9);
+    let afi = file(&report, "AFI-Protocol-afi-core/.aider.chat.history.md");
+    assert_eq!(afi.sessions, 8);
+
+    assert_eq!(
+        session_column(&store, AIDER_AFI, "agent_id").as_deref(),
+        Some("AFI-Protocol-afi-core")
+    );
+    // The run's start (local time, read as UTC) is every message's time.
+    assert_eq!(
+        session_column(&store, AIDER_AFI, "created_at").as_deref(),
+        Some("1752591214000")
+    );
+    assert_eq!(
+        column(&store, AIDER_AFI, "L78", "created_at"),
+        "1752591214000"
+    );
+    let turns = branch(&store, AIDER_AFI);
+    assert_eq!(
+        &turns[..7],
+        ["L41", "L50", "L52", "L60", "L65", "L68", "L74"]
+    );
+    assert_eq!(column(&store, AIDER_AFI, "L50", "role"), "user");
+    assert_eq!(column(&store, AIDER_AFI, "L52", "role"), "assistant");
+    assert_eq!(column(&store, AIDER_AFI, "L60", "role"), "system");
+    // Two lines typed as one prompt are one message.
+    let typed: Value = serde_json::from_str(&column(&store, AIDER_AFI, "L65", "content")).unwrap();
+    assert_eq!(typed[0]["text"], "sync-afi\naider-afi");
+    // An answer's edit blocks (`>>>>>>> REPLACE` inside a fence) stay in it.
+    let answer = column(&store, AIDER_AFI, "L78", "content");
+    assert!(answer.contains(">>>>>>> REPLACE") && answer.contains("chmod +x sync-afi.sh"));
+    assert_eq!(column(&store, AIDER_AFI, "L112", "role"), "system");
+
+    // Prompts and answers are searchable; aider's notes (token counts,
+    // edit errors running over several lines, interrupts) are not.
+    let scorer = hits(&store, "SignalScorer");
+    assert!(scorer.iter().any(|(_, id)| id == "L1098"));
+    assert!(scorer.iter().any(|(_, id)| id == "L1082"));
+    assert!(hits(&store, "SearchReplaceNoExactMatch").is_empty());
+    assert!(hits(&store, "KeyboardInterrupt").is_empty());
+    let afi_run = "aider:AFI-Protocol-afi-core:2025-07-16T2";
+    let note = store
+        .connection()
+        .query_row(
+            "SELECT role || content FROM messages WHERE session_key LIKE ?1 || '%' AND message_id = 'L1063'",
+            [afi_run],
+            |row| row.get::<_, String>(0),
+        )
+        .unwrap();
+    assert!(note.starts_with("system") && note.contains("SearchReplaceNoExactMatch"));
+
+    let again = import(&store, &folder);
+    assert_eq!((again.imported(), again.already_present()), (0, 379));
+    assert_eq!(again.sessions_created(), 0);
+}

@@ -3,10 +3,11 @@
 //!
 //! [`import_path`] takes a file or a directory (searched recursively for
 //! the names each format's files have: `*.jsonl`, OpenClaw's archives,
-//! `conversations.json`, Gemini CLI's `session-*.json`, see
-//! [`is_transcript_name`]), recognises each
+//! `conversations.json`, Gemini CLI's `session-*.json`,
+//! `.aider.chat.history.md`, see [`is_transcript_name`]), recognises each
 //! file's [`Format`] from its first entries (or, for a JSON document, its
-//! first record), and returns an [`ImportReport`]. These formats are read:
+//! first record; for Markdown, its first line), and returns an
+//! [`ImportReport`]. These formats are read:
 //!
 //! | format | files | session key | default `agent_id` |
 //! | --- | --- | --- | --- |
@@ -16,6 +17,7 @@
 //! | [`Format::ChatGpt`] | a ChatGPT data export's `conversations.json`: an array of conversations, each a tree of nodes (`mapping`); the active branch ends at `current_node` | `chatgpt:<id>`, one per conversation | `chatgpt` |
 //! | [`Format::ClaudeAi`] | a Claude.ai data export's `conversations.json`: an array of conversations with `chat_messages` (`sender` `human` / `assistant`), in time order, or a tree by `parent_message_uuid` | `claude-ai:<uuid>`, one per conversation | `claude-ai` |
 //! | [`Format::GeminiCli`] | Gemini CLI sessions, `~/.gemini/tmp/<project>/chats/session-*.json` (one JSON object with `messages`) or `session-*.jsonl` (a header line, message records, `$set` updates; a record written again replaces the first) | `gemini-cli:<sessionId>` | `gemini-cli` |
+//! | [`Format::Aider`] | Aider's `.aider.chat.history.md`: a session per run (`# aider chat started at <time>`), `#### ` lines the user's, `> ` block quotes aider's notes (`system`), the rest the answer; the run's start is every message's time | `aider:<directory>:<start>`, messages `L<line>` | the directory the file is in |
 //!
 //! [`ImportOptions::agent_id`] overrides the agent for every file.
 //!
@@ -107,6 +109,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod aider;
 mod blocks;
 mod chatgpt;
 mod claude_ai;
@@ -161,11 +164,14 @@ pub enum Format {
     /// Gemini CLI sessions.
     #[serde(rename = "gemini-cli")]
     GeminiCli,
+    /// Aider chat histories (`.aider.chat.history.md`).
+    #[serde(rename = "aider")]
+    Aider,
 }
 
 impl Format {
     /// Every format, in the order files are tested against them.
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 7] = [
         Format::OpenClaw,
         Format::Codex,
         Format::ChatGpt,
@@ -173,6 +179,7 @@ impl Format {
         // Before Claude Code, whose entries also carry a `sessionId`.
         Format::GeminiCli,
         Format::ClaudeCode,
+        Format::Aider,
     ];
 
     /// The name used in session keys and on the command line.
@@ -184,6 +191,7 @@ impl Format {
             Format::ChatGpt => "chatgpt",
             Format::ClaudeAi => "claude-ai",
             Format::GeminiCli => "gemini-cli",
+            Format::Aider => "aider",
         }
     }
 
@@ -207,6 +215,7 @@ impl Format {
                 name.ends_with(".jsonl")
                     || (name.starts_with("session-") && name.ends_with(".json"))
             }
+            Format::Aider => name == aider::FILE_NAME,
         }
     }
 
@@ -219,6 +228,8 @@ impl Format {
             Format::ChatGpt => chatgpt::recognises(entry),
             Format::ClaudeAi => claude_ai::recognises(entry),
             Format::GeminiCli => gemini_cli::recognises(entry),
+            // Markdown, recognised by its first line (see [`detect`]).
+            Format::Aider => false,
         })
     }
 
@@ -231,6 +242,10 @@ impl Format {
             Format::ChatGpt => Open::Records(chatgpt::open()),
             Format::ClaudeAi => Open::Records(claude_ai::open()),
             Format::GeminiCli => Open::Records(gemini_cli::open()),
+            Format::Aider => {
+                let (reader, agent_id) = aider::open(path);
+                Open::Text { reader, agent_id }
+            }
         }
     }
 }
@@ -242,6 +257,11 @@ enum Open {
     /// As JSON records (a document, or a stream of them), any number of
     /// sessions per file; see [`records`].
     Records(records::Opened),
+    /// As text (not JSON), any number of sessions per file.
+    Text {
+        reader: Box<dyn records::TextReader>,
+        agent_id: String,
+    },
 }
 
 impl fmt::Display for Format {
@@ -585,8 +605,8 @@ pub fn find_transcripts(path: &Path) -> Result<(Vec<PathBuf>, ImportReport)> {
 /// `/reset` and `*.jsonl.deleted.<time>` after a deletion (an archive keeps
 /// its session's header, so it imports into the same session as the file
 /// it was renamed from); `conversations.json`, the conversations of a
-/// ChatGPT or Claude.ai data export; and `session-*.json`, a Gemini CLI
-/// session. No other `*.json` file is read (Gemini CLI's `logs.json`,
+/// ChatGPT or Claude.ai data export; `session-*.json`, a Gemini CLI
+/// session; and `.aider.chat.history.md`, Aider's chat history. No other `*.json` file is read (Gemini CLI's `logs.json`,
 /// which repeats the prompts of its sessions, neither).
 pub fn is_transcript_name(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
@@ -639,7 +659,25 @@ fn detect(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<Format>>
     if from_record.is_some() {
         return Ok(from_record);
     }
+    if first_text_line(path, max_line_bytes)?.is_some_and(|line| aider::recognises(&line)) {
+        return Ok(Some(Format::Aider));
+    }
     Ok(codex::named_like_a_rollout(path).then_some(Format::Codex))
+}
+
+/// The first line of `path` that is not blank, among its first lines.
+fn first_text_line(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<String>> {
+    let mut lines = Lines::new(BufReader::new(File::open(path)?), max_line_bytes);
+    for _ in 0..DETECT_LINES {
+        match lines.next_line()? {
+            Some((_, Line::Text { bytes, .. })) if bytes.iter().all(u8::is_ascii_whitespace) => {}
+            Some((_, Line::Text { bytes, .. })) => {
+                return Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+            }
+            Some((_, Line::TooLong { .. })) | None => return Ok(None),
+        }
+    }
+    Ok(None)
 }
 
 /// The format of the first of the first lines of `path` that is recognised.
@@ -694,6 +732,21 @@ fn import_file(store: &Store, path: &Path, options: &ImportOptions) -> Result<Fi
             let agent_id = options.agent_id.clone().unwrap_or(agent_id);
             let mut sessions = records::Sessions::new(store, format, agent_id, &mut report);
             records::read(&mut BufReader::new(file), reader.as_mut(), &mut sessions)?
+                .err()
+                .map(|e| FileProblem::Unreadable(e.to_string()))
+        }
+        Open::Text {
+            mut reader,
+            agent_id,
+        } => {
+            let agent_id = options.agent_id.clone().unwrap_or(agent_id);
+            let mut sessions = records::Sessions::new(store, format, agent_id, &mut report);
+            reader
+                .read(
+                    &mut BufReader::new(file),
+                    options.max_line_bytes,
+                    &mut sessions,
+                )?
                 .err()
                 .map(|e| FileProblem::Unreadable(e.to_string()))
         }

@@ -25,7 +25,11 @@ impl Origin {
         match self.format {
             Format::ClaudeCode => Some(format!("claude --resume {}", self.host_id)),
             Format::Codex => Some(format!("codex resume {}", self.host_id)),
-            Format::OpenClaw | Format::ChatGpt | Format::ClaudeAi | Format::GeminiCli => None,
+            Format::OpenClaw
+            | Format::ChatGpt
+            | Format::ClaudeAi
+            | Format::GeminiCli
+            | Format::Aider => None,
         }
     }
 }

@@ -33,6 +33,25 @@ pub(super) trait RecordReader {
     }
 }
 
+/// One text format's reading of a whole file (not JSON), which may hold
+/// any number of sessions.
+pub(super) trait TextReader {
+    /// Reads `input`, whose lines are at most `limit` bytes (longer ones
+    /// are reported), and writes its sessions. Returns how reading the file
+    /// went: a read failure is the file's problem, not an error of the
+    /// import.
+    ///
+    /// # Errors
+    ///
+    /// Database failures.
+    fn read(
+        &mut self,
+        input: &mut dyn BufRead,
+        limit: usize,
+        out: &mut Sessions<'_>,
+    ) -> Result<io::Result<()>>;
+}
+
 /// A format's record reader for one file.
 pub(super) struct Opened {
     pub(super) reader: Box<dyn RecordReader>,
@@ -69,6 +88,12 @@ impl<'a> Sessions<'a> {
     /// The number of the record being read, from 1.
     pub(super) fn record(&self) -> usize {
         self.record
+    }
+
+    /// Sets the number of the record (for a text format, the line) that
+    /// issues are reported at.
+    pub(super) fn set_record(&mut self, record: usize) {
+        self.record = record;
     }
 
     /// Counts a record that is not conversation, by its kind.
