@@ -266,10 +266,20 @@ AFTER UPDATE OF scope ON session_search_scopes BEGIN
   ORDER BY m.id DESC;
 END;
 
--- Sessions it spawned keep its token in their scope: it only costs time,
--- as visible.sql no longer reaches them through it.
+-- The sessions it spawned now end their spawn chain at its key, so their
+-- depths, and with them their scope words, change: a session that was too
+-- deep to carry its own word may be shallow enough to be asked for it.
 CREATE TRIGGER IF NOT EXISTS session_search_session_delete
 AFTER DELETE ON sessions BEGIN
   DELETE FROM messages WHERE session_key = OLD.session_key;
   DELETE FROM session_search_scopes WHERE session_key = OLD.session_key;
+  INSERT INTO session_search_scopes(session_key, scope)
+  SELECT session_key, scope FROM session_search_scope_of
+  WHERE session_key IN (SELECT key FROM (
+    WITH RECURSIVE below(key) AS (
+      SELECT OLD.session_key
+      UNION
+      SELECT s.session_key FROM sessions s JOIN below ON s.spawned_by = below.key)
+    SELECT key FROM below))
+  ON CONFLICT(session_key) DO UPDATE SET scope = excluded.scope WHERE scope IS NOT excluded.scope;
 END;

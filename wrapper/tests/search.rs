@@ -1239,4 +1239,25 @@ fn deep_spawn_chains_carry_a_bounded_scope_and_trees_stay_exact() {
             "self at depth {depth}"
         );
     }
+    // Deleting a session in the middle ends the chains below at its key:
+    // they are shallower now, and are asked for words they did not carry.
+    store
+        .connection()
+        .execute("DELETE FROM sessions WHERE session_key = 'chain:5'", [])
+        .unwrap();
+    for depth in [6, 7, 9, 11] {
+        let expected: BTreeSet<String> = chain[depth..].iter().cloned().collect();
+        let tree = with(&chain[depth], Visibility::Tree, 25);
+        assert_eq!(
+            keys(&search(&store, "deploy", &tree)),
+            expected,
+            "tree at {depth}"
+        );
+        let own = with(&chain[depth], Visibility::Own, 25);
+        assert_eq!(
+            keys(&search(&store, "deploy", &own)),
+            BTreeSet::from([chain[depth].clone()]),
+            "self at {depth}"
+        );
+    }
 }
