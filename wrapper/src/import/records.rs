@@ -155,8 +155,8 @@ pub(super) fn read(
     })?;
     out.record += 1;
     let read = match outcome {
-        Ended::Complete => Ok(()),
-        Ended::Stopped => unreachable!("the reader never stops early"),
+        // The callback above never stops early.
+        Ended::Complete | Ended::Stopped => Ok(()),
         Ended::Json { error, truncated } => {
             out.issue(match truncated {
                 true => Issue::Truncated,

@@ -68,7 +68,9 @@ enum Resolved {
     Unknown(String),
 }
 
-/// Writes one file's session; the format's reader calls it once per entry.
+/// Writes one session: a line format's file, or one of the sessions a file
+/// read as records or text holds; the format's reader calls it once per
+/// entry or message.
 pub(super) struct Writer<'a> {
     store: &'a Store,
     format: Format,
