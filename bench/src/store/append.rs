@@ -1,6 +1,8 @@
 //! Append throughput: the same messages into plain tables, an
 //! OpenClaw-style store and a session-search store, indexing immediately or
-//! deferred and reconciled afterwards. Every run is a child process.
+//! deferred and reconciled afterwards; and, one message per transaction,
+//! the immediate store with its sessions deep in a spawn chain. Every run is
+//! a child process.
 
 use super::databases::{self, Database, Variant, TRANSACTION_ROWS};
 use super::transcript::{self, Transcript};
@@ -57,11 +59,42 @@ impl Workload {
         }
     }
 
-    /// The variants measured: deferred indexing is for bulk imports only.
-    pub fn variants(self) -> &'static [Variant] {
-        match self {
-            Workload::Batched => &VARIANTS,
-            Workload::PerMessage => &VARIANTS[..4],
+    /// The cases measured, in the order each repetition runs them: every
+    /// variant with its sessions at the top of their chains (deferred
+    /// indexing is for bulk imports only, so not one message at a time),
+    /// and one message at a time, the immediate store at each deeper
+    /// [`SPAWN_DEPTHS`].
+    pub fn cases(self) -> Vec<Case> {
+        let (variants, depths) = match self {
+            Workload::Batched => (&VARIANTS[..], &[][..]),
+            Workload::PerMessage => (&VARIANTS[..4], &SPAWN_DEPTHS[1..]),
+        };
+        let top = variants.iter().map(|&variant| Case { variant, depth: 0 });
+        let deep = depths.iter().map(|&depth| Case {
+            variant: IMMEDIATE,
+            depth,
+        });
+        top.chain(deep).collect()
+    }
+}
+
+/// One database a workload fills: a variant, with every session at a spawn
+/// depth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Case {
+    /// Which variant.
+    pub variant: Variant,
+    /// How many sessions are above each session the messages go to, in one
+    /// spawn chain they share (see [`Database::create_sessions_at_depth`]).
+    pub depth: usize,
+}
+
+impl Case {
+    /// Its name, as printed.
+    pub fn name(self) -> String {
+        match self.depth {
+            0 => self.variant.name().to_owned(),
+            depth => format!("{}, depth {depth}", self.variant.name()),
         }
     }
 }
@@ -84,12 +117,20 @@ const LENGTHS: Lengths = Lengths {
 /// Seed of the messages: every run appends the same ones.
 const SEED: u64 = 0x5E55_0201;
 
+/// The spawn depths of the immediate store, one message per transaction:
+/// its scope words, and so its index and append cost, must not grow with
+/// depth.
+pub const SPAWN_DEPTHS: [usize; 3] = [0, 10, 100];
+
+/// The immediate-indexing store.
+pub const IMMEDIATE: Variant = Variant::SessionSearch(IndexingMode::Immediate);
+
 /// The variants, in the order each repetition runs them.
 pub const VARIANTS: [Variant; 5] = [
     Variant::Plain,
     Variant::Fts5Alone,
     Variant::OpenClaw,
-    Variant::SessionSearch(IndexingMode::Immediate),
+    IMMEDIATE,
     Variant::SessionSearch(IndexingMode::Deferred),
 ];
 
@@ -100,6 +141,9 @@ pub struct Run {
     pub bytes: usize,
     /// Seconds of the inserts.
     pub insert_seconds: f64,
+    /// Seconds the inserting thread ran on a CPU during the inserts, if the
+    /// system tells.
+    pub insert_cpu_seconds: Option<f64>,
     /// Seconds of the reconciliation (deferred only; else 0).
     pub reconcile_seconds: f64,
     /// Seconds of every reconciliation slice.
@@ -108,6 +152,11 @@ pub struct Run {
     pub peak_rss_kib: u64,
     /// Size of the database file after closing it.
     pub db_bytes: u64,
+    /// Bytes of the FTS5 index's blocks after the run (0 without one).
+    pub fts_bytes: u64,
+    /// Scope words of a session the messages went to (session-search only;
+    /// else 0).
+    pub scope_words: usize,
 }
 
 impl Run {
@@ -117,16 +166,16 @@ impl Run {
     }
 }
 
-/// The runs of one variant.
+/// The runs of one case.
 #[derive(Debug, Clone)]
-pub struct VariantRuns {
-    /// Which variant.
-    pub variant: Variant,
+pub struct CaseRuns {
+    /// Which case.
+    pub case: Case,
     /// One entry per repetition.
     pub runs: Vec<Run>,
 }
 
-impl VariantRuns {
+impl CaseRuns {
     /// Median of `figure` over the runs.
     pub fn median(&self, figure: impl Fn(&Run) -> f64) -> f64 {
         median(&sorted(self.runs.iter().map(figure).collect()))
@@ -154,25 +203,34 @@ pub struct Append {
     pub workload: Workload,
     /// Messages appended per run.
     pub messages: usize,
-    /// One entry per variant, in [`VARIANTS`] order.
-    pub variants: Vec<VariantRuns>,
+    /// One entry per case, in [`Workload::cases`] order.
+    pub cases: Vec<CaseRuns>,
 }
 
 impl Append {
-    /// The runs of `variant`, if the workload measures it.
-    pub fn find(&self, variant: Variant) -> Option<&VariantRuns> {
-        self.variants.iter().find(|runs| runs.variant == variant)
+    /// The runs of `variant` at spawn depth `depth`, if the workload
+    /// measures it.
+    pub fn at_depth(&self, variant: Variant, depth: usize) -> Option<&CaseRuns> {
+        self.cases
+            .iter()
+            .find(|runs| runs.case == Case { variant, depth })
+    }
+
+    /// The runs of `variant` with its sessions at the top, if the workload
+    /// measures it.
+    pub fn find(&self, variant: Variant) -> Option<&CaseRuns> {
+        self.at_depth(variant, 0)
     }
 
     /// The runs of `variant`, which every workload measures.
-    pub fn of(&self, variant: Variant) -> &VariantRuns {
+    pub fn of(&self, variant: Variant) -> &CaseRuns {
         self.find(variant)
             .expect("every workload runs this variant")
     }
 
     /// Bytes of message content appended per run.
     pub fn bytes(&self) -> usize {
-        self.variants[0].runs[0].bytes
+        self.cases[0].runs[0].bytes
     }
 }
 
@@ -181,23 +239,23 @@ pub fn messages(workload: Workload, scale: f64) -> usize {
     ((workload.messages_at_scale_1() * scale) as usize).max(1000)
 }
 
-/// Runs every variant of `workload` [`REPEATS`] times, each run in a child
+/// Runs every case of `workload` [`REPEATS`] times, each run in a child
 /// process with its own database in `work`.
 ///
 /// # Errors
 ///
 /// When a run fails.
 pub fn run(scale: f64, work: &Path, workload: Workload) -> Result<Append, Box<dyn Error>> {
-    let mut variants: Vec<VariantRuns> = workload
-        .variants()
-        .iter()
-        .map(|&variant| VariantRuns {
-            variant,
+    let mut cases: Vec<CaseRuns> = workload
+        .cases()
+        .into_iter()
+        .map(|case| CaseRuns {
+            case,
             runs: Vec::new(),
         })
         .collect();
     for repeat in 0..REPEATS {
-        for (i, runs) in variants.iter_mut().enumerate() {
+        for (i, runs) in cases.iter_mut().enumerate() {
             let job = [
                 "append".to_owned(),
                 workload.name().to_owned(),
@@ -210,17 +268,17 @@ pub fn run(scale: f64, work: &Path, workload: Workload) -> Result<Append, Box<dy
     Ok(Append {
         workload,
         messages: messages(workload, scale),
-        variants,
+        cases,
     })
 }
 
-/// One run of the `index`-th variant of the workload named `workload` into
-/// a new database in `work`, removed afterwards (the child's side).
+/// One run of the `index`-th case of the workload named `workload` into a
+/// new database in `work`, removed afterwards (the child's side).
 ///
 /// # Errors
 ///
 /// Any I/O, SQLite or session-search error, or an unknown workload or
-/// variant.
+/// case.
 pub fn run_one(
     scale: f64,
     work: &Path,
@@ -229,14 +287,14 @@ pub fn run_one(
     repeat: usize,
 ) -> Result<Run, Box<dyn Error>> {
     let workload = Workload::parse(workload)?;
-    let variant = *workload
-        .variants()
+    let Case { variant, depth } = *workload
+        .cases()
         .get(index)
-        .ok_or_else(|| format!("no append variant {index}"))?;
+        .ok_or_else(|| format!("no append case {index}"))?;
     let path = work.join(format!("append-{}-{index}-{repeat}.db", workload.name()));
     let database = Database::create(variant, &path)?;
     let keys: Vec<String> = (0..SESSIONS).map(transcript::session_key).collect();
-    database.create_sessions(&keys)?;
+    database.create_sessions_at_depth(&keys, depth)?;
     let fill = database.fill_in(
         &mut Transcript::new(SEED, LENGTHS),
         &keys,
@@ -255,6 +313,19 @@ pub fn run_one(
             }
         }
     }
+    let fts_bytes = database.fts_bytes(variant)?;
+    let scope_words = match database.store() {
+        Some(store) => store
+            .connection()
+            .query_row(
+                "SELECT scope FROM session_search_scopes WHERE session_key = ?1",
+                [&keys[0]],
+                |row| row.get::<_, String>(0),
+            )?
+            .split_whitespace()
+            .count(),
+        None => 0,
+    };
     let peak_rss_kib = memory::peak_rss_kib()?;
     drop(database);
     let db_bytes = std::fs::metadata(&path)?.len();
@@ -262,9 +333,12 @@ pub fn run_one(
     Ok(Run {
         bytes: fill.bytes,
         insert_seconds: fill.seconds,
+        insert_cpu_seconds: fill.cpu_seconds,
         reconcile_seconds: slice_seconds.iter().sum(),
         slice_seconds,
         peak_rss_kib,
         db_bytes,
+        fts_bytes,
+        scope_words,
     })
 }

@@ -4,7 +4,7 @@
 
 use super::transcript::{Row, Transcript};
 use rusqlite::Connection;
-use session_search::{IndexingMode, Store, StoreOptions};
+use session_search::{IndexingMode, NewSession, Store, StoreOptions};
 use std::error::Error;
 use std::fs;
 use std::path::Path;
@@ -44,6 +44,9 @@ CREATE VIRTUAL TABLE messages USING fts5(
 pub const INSERT_SQL: &str =
     "INSERT INTO messages(session_key, role, content, created_at) VALUES (?1, ?2, ?3, ?4)";
 
+/// `created_at` of every session a benchmark creates.
+const SESSION_CREATED_AT: i64 = 1_700_000_000_000;
+
 /// Messages per transaction of a bulk write.
 pub const TRANSACTION_ROWS: usize = 1000;
 
@@ -54,6 +57,9 @@ pub struct Fill {
     pub bytes: usize,
     /// Seconds of the transactions.
     pub seconds: f64,
+    /// Seconds this thread ran on a CPU during the transactions (see
+    /// [`thread_cpu_seconds`]), if the system tells.
+    pub cpu_seconds: Option<f64>,
 }
 
 /// A kind of database.
@@ -80,6 +86,16 @@ impl Variant {
             Variant::Fts5Alone => "fts5 alone (messages are FTS5 rows)",
             Variant::SessionSearch(IndexingMode::Immediate) => "session-search, immediate",
             Variant::SessionSearch(IndexingMode::Deferred) => "session-search, deferred+reconcile",
+        }
+    }
+
+    /// The shadow table holding its FTS5 index's blocks, if it has one.
+    pub fn fts_data_table(self) -> Option<&'static str> {
+        match self {
+            Variant::Plain => None,
+            Variant::OpenClaw => Some("oc_fts_data"),
+            Variant::Fts5Alone => Some("messages_data"),
+            Variant::SessionSearch(_) => Some("session_search_fts_data"),
         }
     }
 }
@@ -158,10 +174,71 @@ impl Database {
                 "INSERT INTO sessions(session_key, agent_id, created_at) VALUES (?1, 'main', ?2)",
             )?;
             for key in keys {
-                insert.execute((key, 1_700_000_000_000_i64))?;
+                insert.execute((key, SESSION_CREATED_AT))?;
             }
         }
         tx.commit()
+    }
+
+    /// Creates a chain of `depth` sessions, each spawned by the one before,
+    /// then a session for each of `keys` spawned by the chain's last one, all
+    /// with [`Store::create_session`], so that each of `keys` is `depth`
+    /// levels below the top of its spawn chain. With `depth` 0 there is no
+    /// chain and the sessions are those of [`Database::create_sessions`].
+    ///
+    /// # Errors
+    ///
+    /// Any session-search error, or a chain asked of a database that is not
+    /// a session-search store.
+    pub fn create_sessions_at_depth(
+        &self,
+        keys: &[String],
+        depth: usize,
+    ) -> Result<(), Box<dyn Error>> {
+        if depth == 0 {
+            return Ok(self.create_sessions(keys)?);
+        }
+        let store = self
+            .store()
+            .ok_or("spawn chains are built in session-search stores only")?;
+        let tx = store.connection().unchecked_transaction()?;
+        let chain = (0..depth).map(|level| format!("agent:main:bench:chain:{level}"));
+        let mut spawned_by = None;
+        for key in chain {
+            store.create_session(&NewSession {
+                session_key: key.clone(),
+                agent_id: "main".to_owned(),
+                spawned_by: spawned_by.replace(key),
+                created_at: SESSION_CREATED_AT,
+            })?;
+        }
+        for key in keys {
+            store.create_session(&NewSession {
+                session_key: key.clone(),
+                agent_id: "main".to_owned(),
+                spawned_by: spawned_by.clone(),
+                created_at: SESSION_CREATED_AT,
+            })?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Bytes of its FTS5 index: the blocks of its `_data` shadow table (0
+    /// without an index).
+    ///
+    /// # Errors
+    ///
+    /// Any SQLite error.
+    pub fn fts_bytes(&self, variant: Variant) -> rusqlite::Result<u64> {
+        let Some(table) = variant.fts_data_table() else {
+            return Ok(0);
+        };
+        self.connection().query_row(
+            &format!("SELECT coalesce(sum(length(block)), 0) FROM {table}"),
+            [],
+            |row| row.get(0),
+        )
     }
 
     /// Appends `count` messages of `transcript`, round-robin over the
@@ -198,14 +275,20 @@ impl Database {
         let mut fill = Fill {
             bytes: 0,
             seconds: 0.0,
+            cpu_seconds: Some(0.0),
         };
         let mut left = count;
         while left > 0 {
             let rows = transcript.interleaved(left.min(TRANSACTION_ROWS), keys);
             fill.bytes += rows.iter().map(|row| row.content.len()).sum::<usize>();
+            let cpu_start = thread_cpu_seconds();
             for chunk in rows.chunks(rows_per_transaction.max(1)) {
                 fill.seconds += self.insert(chunk)?.as_secs_f64();
             }
+            fill.cpu_seconds = match (fill.cpu_seconds, cpu_start, thread_cpu_seconds()) {
+                (Some(sum), Some(start), Some(end)) => Some(sum + end - start),
+                _ => None,
+            };
             left -= rows.len();
         }
         Ok(fill)
@@ -246,6 +329,17 @@ impl Database {
         ))?;
         Ok(conn.last_insert_rowid())
     }
+}
+
+/// Seconds this thread has run on a CPU, from the first field of
+/// `/proc/thread-self/schedstat` (nanoseconds, brought up to date at least
+/// every scheduler tick): what appends cost whatever else the machine runs,
+/// which their wall clock does not tell on a loaded machine. `None` where
+/// the file is missing or unreadable.
+fn thread_cpu_seconds() -> Option<f64> {
+    let schedstat = fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanoseconds: u64 = schedstat.split_whitespace().next()?.parse().ok()?;
+    Some(nanoseconds as f64 / 1e9)
 }
 
 /// Deletes the database at `path` with its WAL and shared-memory files.

@@ -1,9 +1,10 @@
 //! Part `store`: the transcript store's costs against anchors measured in
-//! the same run: append throughput against plain tables and an
-//! OpenClaw-style FTS5 trigger ([`append`]), rewind cost against session
-//! size ([`rewind`]), deferred indexing plus reconciliation against indexing
-//! on insert (also [`append`]), and search latency during a rebuild of a
-//! large index ([`rebuild`]).
+//! the same run: append throughput and index size against plain tables, an
+//! OpenClaw-style FTS5 trigger and sessions at the top of their spawn chain
+//! ([`append`]), rewind cost against session size ([`rewind`]), deferred
+//! indexing plus reconciliation against indexing on insert (also
+//! [`append`]), and search latency during a rebuild of a large index
+//! ([`rebuild`]).
 //!
 //! Every benchmark runs in a child process (this executable, re-invoked
 //! with [`CHILD_FLAG`]) that prints its figures as one JSON line, so that
@@ -67,7 +68,7 @@ fn in_child<T: DeserializeOwned>(
 }
 
 /// The child's side: `args` are the scale, the work directory and the job
-/// (`append WORKLOAD VARIANT REPEAT`, `rewind` or `rebuild`); prints the job's
+/// (`append WORKLOAD CASE REPEAT`, `rewind` or `rebuild`); prints the job's
 /// figures as one JSON line.
 ///
 /// # Errors
@@ -75,7 +76,7 @@ fn in_child<T: DeserializeOwned>(
 /// Wrong arguments, or any error of the benchmark.
 pub fn child_main(args: &[String]) -> Result<(), Box<dyn Error>> {
     let usage = || {
-        format!("usage: {CHILD_FLAG} SCALE DIR (append WORKLOAD VARIANT REPEAT | rewind | rebuild)")
+        format!("usage: {CHILD_FLAG} SCALE DIR (append WORKLOAD CASE REPEAT | rewind | rebuild)")
     };
     let [scale, work, job @ ..] = args else {
         return Err(usage().into());
@@ -83,8 +84,8 @@ pub fn child_main(args: &[String]) -> Result<(), Box<dyn Error>> {
     let scale: f64 = scale.parse()?;
     let work = Path::new(work);
     let report = match job {
-        [name, workload, variant, repeat] if name == "append" => serde_json::to_string(
-            &append::run_one(scale, work, workload, variant.parse()?, repeat.parse()?)?,
+        [name, workload, case, repeat] if name == "append" => serde_json::to_string(
+            &append::run_one(scale, work, workload, case.parse()?, repeat.parse()?)?,
         )?,
         [name] if name == "rewind" => serde_json::to_string(&rewind::run(scale, work)?)?,
         [name] if name == "rebuild" => serde_json::to_string(&rebuild::run(scale, work)?)?,

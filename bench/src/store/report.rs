@@ -1,17 +1,14 @@
 //! What the store part prints: what is measured, a table per benchmark, and
 //! its targets.
 
-use super::append::Workload;
-use super::append::{self, Append, Run, VariantRuns};
+use super::append::{self, Append, CaseRuns, Run, Workload, IMMEDIATE, SPAWN_DEPTHS};
 use super::databases::{Variant, INSERT_SQL, TRANSACTION_ROWS};
 use super::rebuild::{self, Rebuild};
 use super::rewind::{self, Rewind};
-use crate::report::{Target, MB};
+use crate::report::{load_average, Target, MB};
 use crate::stats::{median, percentile, sorted};
 use session_search::IndexingMode;
 
-/// The immediate-indexing store.
-const IMMEDIATE: Variant = Variant::SessionSearch(IndexingMode::Immediate);
 /// The deferred-indexing store.
 const DEFERRED: Variant = Variant::SessionSearch(IndexingMode::Deferred);
 
@@ -49,6 +46,15 @@ Messages are the english corpus' text; roles 40% user, 40% assistant, 20% tool
                                background reconciliation thread; immediate indexing, or
                                deferred (sessions_set_indexing) then reconcile({}) until
                                done, both timed
+               depth D         one message per transaction, the immediate store with its
+                               {} sessions spawned by the last of a chain of D sessions
+                               (Store::create_session, untimed): each is D levels deep, and
+                               its scope words are the agent's and those of the chain's
+                               top 4 levels (depth 0: the agent's and its own); per message:
+                               append wall clock, cpu (the inserting thread's time on a CPU
+                               during the inserts, /proc/thread-self/schedstat, which other
+                               load on the machine barely moves), fts and database bytes
+             fts MB: sum(length(block)) of the FTS5 index's _data table after the run
   rewind     `{}` moving the leaf {} messages back,
              then back to the old leaf (\"switch back\"), next to one append, each statement in
              its own transaction, in linear sessions of one store; median of {} rounds
@@ -63,6 +69,7 @@ Messages are the english corpus' text; roles 40% user, 40% assistant, 20% tool
              untimed, and not kept",
         append::REPEATS,
         append::RECONCILE_ROWS,
+        append::SESSIONS,
         rewind::REWIND_SQL,
         rewind::REWIND_BY,
         rewind::REPEATS,
@@ -93,24 +100,27 @@ pub fn append(append: &Append) {
     let plain = append.of(Variant::Plain).median_total();
     let openclaw = append.of(Variant::OpenClaw).median_total();
     println!(
-        "{:<38}{:>9}{:>9}{:>9}{:>11}{:>8}{:>13}  runs s",
-        "store", "median s", "msg/s", "/plain", "/openclaw", "db MB", "peak RSS MB"
+        "{:<38}{:>9}{:>9}{:>9}{:>11}{:>8}{:>8}{:>13}  runs s",
+        "store", "median s", "msg/s", "/plain", "/openclaw", "db MB", "fts MB", "peak RSS MB"
     );
-    for variant in &append.variants {
-        let total = variant.median_total();
-        let db_bytes = variant.runs.last().map_or(0, |run| run.db_bytes);
+    for case in &append.cases {
+        let total = case.median_total();
+        let db_bytes = case.runs.last().map_or(0, |run| run.db_bytes);
+        let fts_bytes = case.runs.last().map_or(0, |run| run.fts_bytes);
         println!(
-            "{:<38}{:>9.2}{:>9.0}{:>8.2}x{:>10.2}x{:>8.1}{:>13.1}  {}",
-            variant.variant.name(),
+            "{:<38}{:>9.2}{:>9.0}{:>8.2}x{:>10.2}x{:>8.1}{:>8.1}{:>13.1}  {}",
+            case.case.name(),
             total,
             append.messages as f64 / total,
             total / plain,
             total / openclaw,
             db_bytes as f64 / MB,
-            variant.peak_rss_kib() as f64 * 1024.0 / MB,
-            runs(variant),
+            fts_bytes as f64 / MB,
+            case.peak_rss_kib() as f64 * 1024.0 / MB,
+            runs(case),
         );
     }
+    spawn_depths(append);
     let Some(deferred) = append.find(DEFERRED) else {
         return;
     };
@@ -134,10 +144,95 @@ pub fn append(append: &Append) {
     );
 }
 
-/// The total seconds of every run of `variant`, as printed.
-fn runs(variant: &VariantRuns) -> String {
-    variant
-        .runs
+/// Prints the spawn depth table, when the workload measures depths.
+fn spawn_depths(append: &Append) {
+    let Some(top) = append.find(IMMEDIATE) else {
+        return;
+    };
+    if append.at_depth(IMMEDIATE, SPAWN_DEPTHS[1]).is_none() {
+        return;
+    }
+    println!(
+        "spawn depth, {}: per message, medians of the runs (load average now {})",
+        IMMEDIATE.name(),
+        load_average(),
+    );
+    println!(
+        "{:>6}{:>7}{:>11}{:>9}{:>9}{:>9}{:>11}{:>9}{:>10}{:>9}",
+        "depth",
+        "words",
+        "append µs",
+        "/depth 0",
+        "cpu µs",
+        "/depth 0",
+        "fts bytes",
+        "/depth 0",
+        "db bytes",
+        "/depth 0"
+    );
+    let top = PerMessage::of(append, top);
+    for &depth in &SPAWN_DEPTHS {
+        let Some(case) = append.at_depth(IMMEDIATE, depth) else {
+            continue;
+        };
+        let deep = PerMessage::of(append, case);
+        let cpu = match (deep.cpu_us, top.cpu_us) {
+            (Some(deep), Some(top)) => format!("{deep:>9.1}{:>8.2}x", deep / top),
+            _ => format!("{:>9}{:>9}", "-", "-"),
+        };
+        println!(
+            "{:>6}{:>7}{:>11.1}{:>8.2}x{cpu}{:>11.0}{:>8.2}x{:>10.0}{:>8.2}x",
+            depth,
+            case.runs.last().map_or(0, |run| run.scope_words),
+            deep.append_us,
+            deep.append_us / top.append_us,
+            deep.fts_bytes,
+            deep.fts_bytes / top.fts_bytes,
+            deep.db_bytes,
+            deep.db_bytes / top.db_bytes,
+        );
+    }
+}
+
+/// A case's figures per message appended: medians of its runs.
+struct PerMessage {
+    /// Append time (and reconciliation, if any), in microseconds.
+    append_us: f64,
+    /// CPU time of the inserts, in microseconds, if every run measured it.
+    cpu_us: Option<f64>,
+    /// Bytes of the FTS5 index.
+    fts_bytes: f64,
+    /// Bytes of the database file.
+    db_bytes: f64,
+}
+
+impl PerMessage {
+    /// The figures of `case`, a case of `append`.
+    fn of(append: &Append, case: &CaseRuns) -> PerMessage {
+        let messages = append.messages.max(1) as f64;
+        let cpu: Option<Vec<f64>> = case.runs.iter().map(|run| run.insert_cpu_seconds).collect();
+        PerMessage {
+            append_us: case.median_total() * 1e6 / messages,
+            cpu_us: cpu.map(|cpu| median(&sorted(cpu)) * 1e6 / messages),
+            fts_bytes: case.median(|run| run.fts_bytes as f64) / messages,
+            db_bytes: case.median(|run| run.db_bytes as f64) / messages,
+        }
+    }
+
+    /// The ratio of this case's append cost to `top`'s, and how it is
+    /// measured: CPU time where both have it (a loaded machine stretches
+    /// the wall clock of one run and not another), else wall-clock time.
+    fn append_ratio(&self, top: &PerMessage) -> (f64, &'static str) {
+        match (self.cpu_us, top.cpu_us) {
+            (Some(deep), Some(top)) => (deep / top, "CPU time"),
+            _ => (self.append_us / top.append_us, "time"),
+        }
+    }
+}
+
+/// The total seconds of every run of `case`, as printed.
+fn runs(case: &CaseRuns) -> String {
+    case.runs
         .iter()
         .map(|run| format!("{:.2}", Run::total_seconds(run)))
         .collect::<Vec<_>>()
@@ -299,6 +394,26 @@ pub fn targets(appends: &[Append], rewind: &Rewind, rebuild: &Rebuild) -> Vec<Ta
             1.3,
             "x",
         ));
+        let deepest = SPAWN_DEPTHS[SPAWN_DEPTHS.len() - 1];
+        if let Some(deep) = append.at_depth(IMMEDIATE, deepest) {
+            let top = PerMessage::of(append, append.of(IMMEDIATE));
+            let deep = PerMessage::of(append, deep);
+            let (ratio, measure) = deep.append_ratio(&top);
+            targets.push(Target::new(
+                format!(
+                    "append {measure} ({name}), session-search immediate, spawn depth {deepest} / depth 0"
+                ),
+                ratio,
+                1.2,
+                "x",
+            ));
+            targets.push(Target::new(
+                format!("FTS index bytes per message ({name}), spawn depth {deepest} / depth 0"),
+                deep.fts_bytes / top.fts_bytes,
+                1.2,
+                "x",
+            ));
+        }
     }
     targets.extend([
         Target::new(
