@@ -62,8 +62,16 @@ test-rust: build
 # compiled from the package against each other), and the wrapper inside
 # scratch projects that pin their own rusqlite: both ends of its range.
 .PHONY: test-crates test-build
+# Verifying, cargo unpacks each packaged crate under
+# $CARGO_HOME/registry/src by name and version and takes a registry crate
+# for unchanging: it reuses a copy unpacked or built before. So ours are
+# built in a target directory of their own, and their unpacked copies and
+# build records removed first: each run verifies what it packaged.
+CARGO_HOME_DIR = $(or $(CARGO_HOME),$(HOME)/.cargo)
+CRATES_TARGET = target/crates
 test-crates: | deps
-	$(CARGO) package --quiet -p session-search-engine -p session-search -p session-search-cli --allow-dirty
+	rm -rf $(foreach crate,session-search session-search-engine session-search-cli,$(CARGO_HOME_DIR)/registry/src/*/$(crate)-[0-9]*) $(CRATES_TARGET)/*/.fingerprint/session-search-*
+	CARGO_TARGET_DIR=$(CRATES_TARGET) $(CARGO) package --quiet -p session-search-engine -p session-search -p session-search-cli --allow-dirty
 	bash tests/rusqlite/run.sh
 
 # A second `make build` right after a build must do nothing.
