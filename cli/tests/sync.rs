@@ -134,6 +134,15 @@ fn transcript(home: &Home) -> PathBuf {
     home.path(".openclaw/agents/main/sessions/5e55a0c1-0000-4000-8000-000000000001.jsonl")
 }
 
+/// Writes the transcript of [`SESSION`] with a message per word of
+/// `words`, its folder made first; returns its path.
+fn write_transcript(home: &Home, words: &[&str]) -> PathBuf {
+    let file = transcript(home);
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    fs::write(&file, openclaw_lines(words).join("\n") + "\n").unwrap();
+    file
+}
+
 #[test]
 fn sync_reads_the_default_folders_then_only_what_changed() {
     let home = Home::new();
@@ -147,13 +156,7 @@ fn sync_reads_the_default_folders_then_only_what_changed() {
         ),
         &home.path(".codex/sessions/2025/06/03/rollout-2025-06-03T09-14-02-0197a5c4-8e21-7d40-b5f3-6a2c9e1d4f80.jsonl"),
     );
-    let file = transcript(&home);
-    fs::create_dir_all(file.parent().unwrap()).unwrap();
-    fs::write(
-        &file,
-        openclaw_lines(&["invoice", "ledger"]).join("\n") + "\n",
-    )
-    .unwrap();
+    let file = write_transcript(&home, &["invoice", "ledger"]);
 
     let first = home.sync();
     assert_eq!(first["read"], Value::Null, "read is for people only");
@@ -218,13 +221,7 @@ fn a_line_still_being_written_waits_for_the_next_pass() {
 #[test]
 fn renamed_truncated_and_deleted_transcripts_duplicate_and_lose_nothing() {
     let home = Home::new();
-    let file = transcript(&home);
-    fs::create_dir_all(file.parent().unwrap()).unwrap();
-    fs::write(
-        &file,
-        openclaw_lines(&["invoice", "ledger"]).join("\n") + "\n",
-    )
-    .unwrap();
+    let file = write_transcript(&home, &["invoice", "ledger"]);
     home.sync();
 
     // OpenClaw's /reset renames the transcript: a rename, not read again.
@@ -265,9 +262,7 @@ fn renamed_truncated_and_deleted_transcripts_duplicate_and_lose_nothing() {
 #[test]
 fn sync_for_people_and_quietly() {
     let home = Home::new();
-    let file = transcript(&home);
-    fs::create_dir_all(file.parent().unwrap()).unwrap();
-    fs::write(&file, openclaw_lines(&["invoice"]).join("\n") + "\n").unwrap();
+    write_transcript(&home, &["invoice"]);
     let text = home.run(&["sync"]);
     assert!(
         text.contains(&format!(
@@ -367,9 +362,7 @@ fn watch_follows_appends_partial_lines_renames_and_deletions() {
     let watcher = Watcher::start(&home);
 
     // A folder and transcript that appear after the watch started.
-    let file = transcript(&home);
-    fs::create_dir_all(file.parent().unwrap()).unwrap();
-    fs::write(&file, openclaw_lines(&["invoice"]).join("\n") + "\n").unwrap();
+    let file = write_transcript(&home, &["invoice"]);
     searchable(&home, "invoice");
 
     let lines = openclaw_lines(&["invoice", "gearbox", "sprocket"]);
