@@ -4,7 +4,8 @@
 
 mod common;
 
-use common::{history, history_options, options, search};
+use common::import::*;
+use common::{options, search};
 use serde_json::Value;
 use session_search::import::{
     import_path, origin as origin_of, FileProblem, Format, ImportOptions, ImportReport, Issue,
@@ -22,110 +23,6 @@ const POSTMORTEM: &str = "openclaw:3e9d2c1b-8a7f-4c6e-b5d4-1a2b3c4d5e6f";
 const NOTES: &str = "openclaw:5b7a9c1d-2e3f-4a5b-8c9d-0e1f2a3b4c5d";
 const REFUNDS: &str = "codex:0197a5c4-8e21-7d40-b5f3-6a2c9e1d4f80";
 const LEGACY: &str = "codex:8d3e6f0a-41b2-4c7d-9e8f-5a6b7c8d9e0f";
-
-/// The Claude Code transcripts shared beside the repository.
-fn claude_fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/claude-code")
-}
-
-/// This repository's fixtures of one format.
-fn fixtures(format: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures")
-        .join(format)
-}
-
-fn import(store: &Store, path: &Path) -> ImportReport {
-    import_path(store, path, &ImportOptions::default())
-        .unwrap_or_else(|e| panic!("import of {} failed: {e}", path.display()))
-}
-
-fn imported(path: &Path) -> (Store, ImportReport) {
-    let store = Store::open_in_memory().unwrap();
-    let report = import(&store, path);
-    (store, report)
-}
-
-/// `(session, messageId)` of every hit of `query` in all sessions.
-fn hits(store: &Store, query: &str) -> Vec<(String, String)> {
-    let caller: String = store
-        .connection()
-        .query_row("SELECT min(session_key) FROM sessions", [], |row| {
-            row.get(0)
-        })
-        .unwrap();
-    let options = SearchOptions {
-        visibility: Visibility::All,
-        limit: Some(25),
-        ..options(&caller)
-    };
-    search(store, query, &options)
-        .results
-        .into_iter()
-        .map(|hit| (hit.session_key, hit.message_id))
-        .collect()
-}
-
-fn hit_sessions(store: &Store, query: &str) -> Vec<String> {
-    hits(store, query).into_iter().map(|(key, _)| key).collect()
-}
-
-/// The host ids of a session's active branch, in order.
-fn branch(store: &Store, key: &str) -> Vec<String> {
-    let options = session_search::HistoryOptions {
-        limit: Some(200),
-        ..history_options(key)
-    };
-    history(store, key, &options)
-        .messages
-        .into_iter()
-        .map(|m| m.message_id)
-        .collect()
-}
-
-/// A column of the message with host id `message_id` (a unique prefix).
-fn column(store: &Store, key: &str, message_id: &str, column: &str) -> String {
-    store
-        .connection()
-        .query_row(
-            &format!(
-                "SELECT CAST({column} AS TEXT) FROM messages WHERE session_key = ?1 AND message_id LIKE ?2 || '%'"
-            ),
-            [key, message_id],
-            |row| row.get(0),
-        )
-        .unwrap_or_else(|e| panic!("{column} of {message_id} in {key}: {e}"))
-}
-
-fn session_column(store: &Store, key: &str, column: &str) -> Option<String> {
-    store
-        .connection()
-        .query_row(
-            &format!("SELECT CAST({column} AS TEXT) FROM sessions WHERE session_key = ?1"),
-            [key],
-            |row| row.get(0),
-        )
-        .unwrap()
-}
-
-fn count(store: &Store, sql: &str) -> i64 {
-    store
-        .connection()
-        .query_row(sql, [], |row| row.get(0))
-        .unwrap()
-}
-
-fn file<'a>(report: &'a ImportReport, name: &str) -> &'a session_search::import::FileReport {
-    report
-        .files
-        .iter()
-        .find(|f| f.path.to_string_lossy().ends_with(name))
-        .unwrap_or_else(|| panic!("no report for {name}: {report:#?}"))
-}
-
-fn skipped(report: &session_search::import::FileReport, kind: &str) -> usize {
-    report.skipped_types.get(kind).copied().unwrap_or(0)
-}
 
 #[test]
 fn claude_code_session_with_its_subagent() {
@@ -1142,25 +1039,6 @@ fn a_chat_gateways_metadata_is_context_not_the_users_words() {
         blocks[1]["text"],
         "The evening digest should be at 10 PM EST"
     );
-}
-
-/// The shared fixtures of one format (`../shared/fixtures/<format>`).
-fn shared_fixtures(format: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/fixtures")
-        .join(format)
-}
-
-fn roles(store: &Store, prefix: &str) -> Vec<(String, i64)> {
-    let mut statement = store
-        .connection()
-        .prepare("SELECT role, count(*) FROM messages WHERE session_key LIKE ?1 || '%' GROUP BY role ORDER BY role")
-        .unwrap();
-    statement
-        .query_map([prefix], |row| Ok((row.get(0)?, row.get(1)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
 }
 
 const CHATGPT_LOGO: &str = "chatgpt:e96087ed-b714-4a54-a06a-e425db1680bd";
