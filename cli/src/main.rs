@@ -31,7 +31,7 @@ use jiff::tz::TimeZone;
 use rusqlite::OptionalExtension;
 use serde::Serialize;
 use session_search::import::{
-    import_path, origin, FileReport, Format, ImportOptions, ImportReport,
+    default_locations, import_path, origin, FileReport, Format, ImportOptions, ImportReport,
 };
 use session_search::timestamp::{format_iso8601, parse_iso8601};
 use session_search::{
@@ -78,12 +78,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Import transcripts (Claude Code, OpenClaw/pi-agent, Codex): files, or
-    /// directories searched recursively for *.jsonl, e.g. ~/.claude/projects
+    /// Import transcripts: files, or directories searched recursively, e.g.
+    /// ~/.claude/projects; with no path, every tool's default folders
     Import(ImportArgs),
-    /// Import what is new in the transcript folders of Claude Code, Codex,
-    /// OpenClaw and pi (or the folders named), once or, with --watch, as
-    /// they change
+    /// Import what is new in every tool's default folders (or the folders
+    /// named), once or, with --watch, as they change
     Sync(sync::SyncArgs),
     /// Search for words and "quoted phrases"
     Search(SearchArgs),
@@ -139,9 +138,15 @@ enum Command {
 
 #[derive(Args)]
 struct ImportArgs {
-    /// Transcript files or directories
-    #[arg(required = true, value_name = "PATH")]
+    /// Transcript files or directories [default: the default folders of
+    /// every tool, under the home directory or where the tools' variables
+    /// move them]
+    #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
+    /// Import the default folders of the home directory DIR (a backup,
+    /// another account), ignoring the tools' variables
+    #[arg(long, value_name = "DIR", conflicts_with = "paths")]
+    home: Option<PathBuf>,
     /// Read every file as this format instead of recognising it
     /// (claude-code, openclaw, codex, chatgpt, claude-ai, gemini-cli,
     /// aider)
@@ -566,7 +571,8 @@ fn open_existing(db: &Path) -> Result<Store, Failure> {
 }
 
 fn import(db: &Path, args: &ImportArgs, quiet: bool, out: &mut dyn Write) -> Result<(), Failure> {
-    for path in &args.paths {
+    let paths = import_paths(args)?;
+    for path in &paths {
         std::fs::metadata(path)
             .map_err(|e| Failure::Message(format!("cannot read {}: {e}", path.display())))?;
     }
@@ -578,7 +584,7 @@ fn import(db: &Path, args: &ImportArgs, quiet: bool, out: &mut dyn Write) -> Res
         reconcile: false,
     };
     let mut report = ImportReport::default();
-    for path in &args.paths {
+    for path in &paths {
         report
             .files
             .extend(import_path(&store, path, &options)?.files);
@@ -587,9 +593,42 @@ fn import(db: &Path, args: &ImportArgs, quiet: bool, out: &mut dyn Write) -> Res
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else if !quiet {
-        write!(out, "{}", describe_import(&args.paths, &report, indexed))?;
+        write!(out, "{}", describe_import(&paths, &report, indexed))?;
     }
     Ok(())
+}
+
+/// What `import` reads: the paths named, else the default folders that
+/// exist (of `--home`, else of this environment).
+fn import_paths(args: &ImportArgs) -> Result<Vec<PathBuf>, Failure> {
+    if !args.paths.is_empty() {
+        return Ok(args.paths.clone());
+    }
+    let locations = match &args.home {
+        Some(home) => {
+            std::fs::metadata(home)
+                .map_err(|e| Failure::Message(format!("cannot read {}: {e}", home.display())))?;
+            default_locations(|name| (name == "HOME").then(|| home.clone().into_os_string()))
+        }
+        None => default_locations(|name| std::env::var_os(name)),
+    }
+    .map_err(Failure::Message)?;
+    let found: Vec<PathBuf> = locations
+        .iter()
+        .filter(|location| location.path.exists())
+        .map(|location| location.path.clone())
+        .collect();
+    if found.is_empty() {
+        let looked: Vec<String> = locations
+            .iter()
+            .map(|location| format!("{} ({})", location.path.display(), location.tool))
+            .collect();
+        return Err(Failure::Message(format!(
+            "no transcripts in the default folders: {}; name files or folders to import",
+            looked.join(", ")
+        )));
+    }
+    Ok(found)
 }
 
 /// The import report for people: a line per file that changed something or

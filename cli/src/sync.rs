@@ -22,10 +22,11 @@
 use crate::Failure;
 use notify::event::ModifyKind;
 use notify::{Event, EventKind, RecursiveMode, Watcher};
-use session_search::import::{find_transcripts, import_files, ImportOptions, ImportReport};
+use session_search::import::{
+    default_locations, find_transcripts, import_files, ImportOptions, ImportReport, Location,
+};
 use session_search::Store;
 use std::collections::{HashMap, HashSet};
-use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::fs::Metadata;
 use std::io::Write;
@@ -43,69 +44,6 @@ const SETTLE_LIMIT: Duration = Duration::from_secs(1);
 
 /// How often `--watch` makes a pass with no change reported.
 pub const RESCAN: Duration = Duration::from_secs(60);
-
-/// A folder (or file) of transcripts that `sync` follows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Source {
-    /// The tool that writes it, for people.
-    pub tool: &'static str,
-    /// The folder or file.
-    pub path: PathBuf,
-}
-
-/// The default transcript folders, each under its tool's own base directory
-/// (the environment variable the tool itself reads, else its folder in the
-/// home directory):
-///
-/// | tool | folder |
-/// | --- | --- |
-/// | Claude Code | `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects` |
-/// | Codex | `$CODEX_HOME/sessions` and `archived_sessions`, else under `~/.codex` |
-/// | OpenClaw | `$OPENCLAW_STATE_DIR/agents`, else `~/.openclaw/agents` |
-/// | pi | `$PI_CODING_AGENT_DIR/sessions`, else `~/.pi/agent/sessions` |
-///
-/// `var` reads the environment (empty values count as unset).
-pub fn default_sources(var: impl Fn(&str) -> Option<OsString>) -> Result<Vec<Source>, String> {
-    let var = |name: &str| {
-        var(name)
-            .filter(|value| !value.is_empty())
-            .map(PathBuf::from)
-    };
-    let home = var("HOME").or_else(|| var("USERPROFILE"));
-    let base = |variable: &str, in_home: &str| -> Result<PathBuf, String> {
-        var(variable)
-            .or_else(|| home.as_ref().map(|home| home.join(in_home)))
-            .ok_or_else(|| {
-                format!("cannot find the default folders: HOME is not set (set {variable} or name the folders)")
-            })
-    };
-    let claude = base("CLAUDE_CONFIG_DIR", ".claude")?;
-    let codex = base("CODEX_HOME", ".codex")?;
-    let openclaw = base("OPENCLAW_STATE_DIR", ".openclaw")?;
-    let pi = base("PI_CODING_AGENT_DIR", ".pi/agent")?;
-    Ok(vec![
-        Source {
-            tool: "Claude Code",
-            path: claude.join("projects"),
-        },
-        Source {
-            tool: "Codex",
-            path: codex.join("sessions"),
-        },
-        Source {
-            tool: "Codex",
-            path: codex.join("archived_sessions"),
-        },
-        Source {
-            tool: "OpenClaw",
-            path: openclaw.join("agents"),
-        },
-        Source {
-            tool: "pi",
-            path: pi.join("sessions"),
-        },
-    ])
-}
 
 /// What one pass did.
 #[derive(Debug, Default, serde::Serialize)]
@@ -181,18 +119,18 @@ fn identity(_: &Metadata) -> (i64, i64) {
 /// Keeps a store in step with transcript folders.
 pub struct Syncer<'a> {
     store: &'a Store,
-    sources: Vec<Source>,
+    sources: Vec<Location>,
 }
 
 impl<'a> Syncer<'a> {
     /// A syncer of `sources` into `store`, whose sync table it creates.
-    pub fn new(store: &'a Store, sources: Vec<Source>) -> Result<Syncer<'a>, rusqlite::Error> {
+    pub fn new(store: &'a Store, sources: Vec<Location>) -> Result<Syncer<'a>, rusqlite::Error> {
         store.connection().execute_batch(SYNC_SQL)?;
         Ok(Syncer { store, sources })
     }
 
     /// The folders followed.
-    pub fn sources(&self) -> &[Source] {
+    pub fn sources(&self) -> &[Location] {
         &self.sources
     }
 
@@ -419,13 +357,13 @@ pub struct SyncArgs {
 }
 
 /// The folders `paths` names, else the default folders.
-pub fn sources(paths: &[PathBuf]) -> Result<Vec<Source>, Failure> {
+pub fn sources(paths: &[PathBuf]) -> Result<Vec<Location>, Failure> {
     if paths.is_empty() {
-        return default_sources(|name| std::env::var_os(name)).map_err(Failure::Message);
+        return default_locations(|name| std::env::var_os(name)).map_err(Failure::Message);
     }
     Ok(paths
         .iter()
-        .map(|path| Source {
+        .map(|path| Location {
             tool: "named",
             path: path.clone(),
         })
@@ -484,7 +422,7 @@ pub fn run(db: &Path, args: &SyncArgs, quiet: bool, out: &mut dyn Write) -> Resu
 }
 
 /// Which of the followed folders exist, for people.
-fn describe_sources(sources: &[Source]) -> String {
+fn describe_sources(sources: &[Location]) -> String {
     let mut text = String::new();
     for source in sources {
         let state = match source.path.exists() {
@@ -524,7 +462,7 @@ fn describe_pass(report: &SyncReport, indexed: i64) -> String {
 /// Follows `sources` into the database `db` on a thread of its own, with
 /// its own connection, while the caller goes on (`mcp --watch`). What goes
 /// wrong is said on stderr; a failed pass is retried at the next change.
-pub fn watch_in_background(db: &Path, sources: Vec<Source>) {
+pub fn watch_in_background(db: &Path, sources: Vec<Location>) {
     let db = db.to_owned();
     std::thread::spawn(move || {
         let stopped = match crate::open(&db) {

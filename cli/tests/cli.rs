@@ -24,7 +24,16 @@ fn claude_fixtures() -> PathBuf {
 /// inherited from the caller, times in UTC unless `env` sets `TZ`.
 fn command(env: &[(&str, &Path)]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_session-search"));
-    for name in ["SESSION_SEARCH_DB", "XDG_DATA_HOME", "NO_COLOR"] {
+    for name in [
+        "SESSION_SEARCH_DB",
+        "XDG_DATA_HOME",
+        "NO_COLOR",
+        "CLAUDE_CONFIG_DIR",
+        "CODEX_HOME",
+        "OPENCLAW_STATE_DIR",
+        "PI_CODING_AGENT_DIR",
+        "GEMINI_CLI_HOME",
+    ] {
         command.env_remove(name);
     }
     command.env("TZ", "UTC");
@@ -801,4 +810,107 @@ fn completions_and_the_manual_page_come_from_the_arguments() {
     let dir = tempfile::tempdir().unwrap();
     let stderr = fails(&dir.path().join("none.db"), &["man", "nothing"]);
     assert!(stderr.contains("no command \"nothing\""), "{stderr}");
+}
+
+/// Copies `source` to `relative` under `home`, making its folders.
+fn place(home: &Path, relative: &str, source: &Path) {
+    let target = home.join(relative);
+    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+    std::fs::copy(source, target).unwrap();
+}
+
+/// The sessions of the database as `(format of its key, count)`.
+fn formats(db: &Path) -> Vec<(String, usize)> {
+    let listed = json(&ok(db, &["list", "--json", "--limit", "100"]));
+    let mut counts = std::collections::BTreeMap::new();
+    for session in listed["sessions"].as_array().unwrap() {
+        let key = session["sessionKey"].as_str().unwrap();
+        *counts
+            .entry(key.split(':').next().unwrap().to_owned())
+            .or_default() += 1;
+    }
+    counts.into_iter().collect()
+}
+
+#[test]
+fn import_with_no_path_reads_every_tools_default_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let shared = claude_fixtures().join("..");
+    place(
+        &home,
+        ".claude/projects/-src-shop/4b2030ed-5563-49ea-b703-6a002f2d3cc8.jsonl",
+        &claude_fixtures().join("4b2030ed-5563-49ea-b703-6a002f2d3cc8.jsonl"),
+    );
+    place(
+        &home,
+        ".codex/sessions/2025/06/03/rollout-2025-06-03T09-14-02-0197a5c4-8e21-7d40-b5f3-6a2c9e1d4f80.jsonl",
+        &fixtures("codex").join("rollout-2025-06-03T09-14-02-0197a5c4-8e21-7d40-b5f3-6a2c9e1d4f80.jsonl"),
+    );
+    place(
+        &home,
+        ".pi/agent/sessions/--src-bot--/37dddbfa-87ea-4c94-b89b-54dfb7ac9640.jsonl",
+        &shared.join("pi/VolvoxLLC-volvox-bot/37dddbfa-87ea-4c94-b89b-54dfb7ac9640.jsonl"),
+    );
+    place(
+        &home,
+        ".gemini/tmp/9f2c/chats/session-2025-09-01T10-00-test.json",
+        &shared.join("gemini-cli/Mai0313-VibeCodingTracker/test_conversation_gemini.json"),
+    );
+    // Not a default folder: never read.
+    place(
+        &home,
+        "Downloads/rollout-2025-04-18T16-20-11-legacy.jsonl",
+        &fixtures("codex").join("rollout-2025-04-18T16-20-11-legacy.jsonl"),
+    );
+    let expected = vec![
+        ("claude-code".to_owned(), 1),
+        ("codex".to_owned(), 1),
+        ("gemini-cli".to_owned(), 1),
+        ("openclaw".to_owned(), 1),
+    ];
+
+    // `--home DIR`: that home's default folders, whatever the variables say.
+    let elsewhere = dir.path().join("elsewhere");
+    let db = dir.path().join("a.db");
+    let run = run_with(
+        &db,
+        &[("CODEX_HOME", &elsewhere)],
+        &["import", "--home", home.to_str().unwrap()],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("into 4 new sessions"), "{}", run.stdout);
+    assert_eq!(formats(&db), expected);
+
+    // No path at all: this environment's home, with the tools' variables.
+    let db = dir.path().join("b.db");
+    let run = run_with(&db, &[("HOME", &home)], &["import", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(formats(&db), expected);
+    let moved = run_with(
+        &dir.path().join("c.db"),
+        &[("HOME", &home), ("CODEX_HOME", &elsewhere)],
+        &["import"],
+    );
+    assert!(
+        moved.stdout.contains("into 3 new sessions"),
+        "{}",
+        moved.stdout
+    );
+
+    // A home without any of the folders: an error naming where it looked.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let run = run_with(
+        &dir.path().join("d.db"),
+        &[],
+        &["import", "--home", empty.to_str().unwrap()],
+    );
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("no transcripts in the default folders")
+            && run.stderr.contains(".claude/projects (Claude Code)"),
+        "{}",
+        run.stderr
+    );
 }

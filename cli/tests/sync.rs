@@ -11,11 +11,12 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// The tools' own variables, which would move the default folders.
-const TOOL_VARIABLES: [&str; 4] = [
+const TOOL_VARIABLES: [&str; 5] = [
     "CLAUDE_CONFIG_DIR",
     "CODEX_HOME",
     "OPENCLAW_STATE_DIR",
     "PI_CODING_AGENT_DIR",
+    "GEMINI_CLI_HOME",
 ];
 
 const SESSION: &str = "openclaw:5e55a0c1-0000-4000-8000-000000000001";

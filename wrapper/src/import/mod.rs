@@ -117,6 +117,7 @@ mod claude_code;
 mod codex;
 mod gemini_cli;
 mod lines;
+mod locations;
 mod openclaw;
 mod origin;
 mod records;
@@ -124,6 +125,7 @@ mod writer;
 
 use crate::{Error, IndexingMode, Result, Store};
 use lines::{Line, Lines};
+pub use locations::{default_locations, Location};
 pub use origin::{origin, Origin};
 use rusqlite::TransactionBehavior;
 use serde::Serialize;
