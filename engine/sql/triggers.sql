@@ -206,8 +206,8 @@ END;
 -- is NULL.
 CREATE TRIGGER IF NOT EXISTS session_search_session_insert
 AFTER INSERT ON sessions BEGIN
-  SELECT RAISE(ABORT, 'session_search: sessions.session_key must be non-empty text')
-  WHERE typeof(NEW.session_key) <> 'text' OR NEW.session_key = '';
+  SELECT RAISE(ABORT, 'session_search: sessions.session_key must be non-empty UTF-8 text')
+  WHERE typeof(NEW.session_key) <> 'text' OR NEW.session_key = '' OR NOT sessions_is_utf8(NEW.session_key);
   SELECT RAISE(ABORT, 'session_search: a new session has no messages, so its leaf_id must be NULL')
   WHERE NEW.leaf_id IS NOT NULL;
   SELECT RAISE(ABORT, 'session_search: sessions.created_at must be an integer (unix milliseconds)')

@@ -97,6 +97,13 @@ pub const FUNCTIONS: &[Function] = &[
         deterministic: true,
         body: sessions_tokenize,
     },
+    Function {
+        name: "sessions_is_utf8",
+        arities: &[1],
+        deterministic: true,
+        // Both hosts hand text that is not UTF-8 over as a blob.
+        body: |_, args| Ok(Value::Integer(matches!(args[0], Value::Text(_)).into())),
+    },
 ];
 
 /// A store result as JSON text, or its error message.

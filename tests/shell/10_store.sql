@@ -148,13 +148,16 @@ UPDATE messages SET session_key = 'c' WHERE id = 4;
 UPDATE messages SET id = 41 WHERE id = 4;
 UPDATE sessions SET session_key = 'renamed' WHERE session_key = 'c';
 -- A role outside the four, a time that is not an integer (also by UPDATE),
--- an empty or non-text session key.
+-- an empty, non-text or not UTF-8 session key.
 INSERT INTO messages(session_key, role, content, created_at) VALUES ('a', 'robot', 'xray', 4005);
 UPDATE messages SET role = 'admin' WHERE id = 4;
 UPDATE messages SET created_at = 'later' WHERE id = 4;
 INSERT INTO sessions(session_key, agent_id, created_at) VALUES ('', 'main', 4006);
 INSERT INTO sessions(session_key, agent_id, created_at) VALUES (x'c3', 'main', 4007);
-SELECT count(*) FROM sessions WHERE session_key IN ('', x'c3');
+INSERT INTO sessions(session_key, agent_id, created_at) VALUES (CAST(x'ff' AS TEXT), 'main', 4008);
+INSERT INTO sessions(session_key, agent_id, created_at) VALUES (CAST(x'6b6579c3' AS TEXT), 'main', 4009);
+SELECT sessions_is_utf8('tōkyō 東京'), sessions_is_utf8(CAST(x'ff' AS TEXT)), sessions_is_utf8(x'41'), sessions_is_utf8(NULL), sessions_is_utf8(7);
+SELECT count(*) FROM sessions WHERE session_key IN ('', x'c3', CAST(x'ff' AS TEXT), CAST(x'6b6579c3' AS TEXT));
 SELECT role, typeof(created_at) FROM messages WHERE id = 4;
 -- Rewriting a column with its own value is not a change.
 UPDATE messages SET parent_id = parent_id, session_key = session_key WHERE id = 4;
