@@ -59,13 +59,15 @@ where
 }
 
 /// Asks `db`'s binding for a drain when the database is in WAL mode, where
-/// the drain's writes never block the host's reads; returns whether one
-/// runs.
+/// the drain's writes never block the host's reads, and the host may write
+/// through `db` (no `PRAGMA query_only`; a read-only connection is refused
+/// by the binding): a host that only reads never causes a write. Returns
+/// whether a drain runs.
 pub fn request(db: &dyn Connection) -> bool {
-    let wal = db
-        .query_value("PRAGMA journal_mode", &[])
-        .is_ok_and(|mode| mode.as_str() == Some("wal"));
-    wal && db.reconcile_elsewhere()
+    let pragma = |name: &str| db.query_value(&format!("PRAGMA {name}"), &[]).ok();
+    let wal = pragma("journal_mode").is_some_and(|mode| mode.as_str() == Some("wal"));
+    let writable = pragma("query_only").is_some_and(|only| only.as_i64() == Some(0));
+    wal && writable && db.reconcile_elsewhere()
 }
 
 /// Reconciles slice after slice until no work is left, indexing is

@@ -331,11 +331,16 @@ impl Connection for OwnedConnection {
 }
 
 impl Connection for RawConnection {
-    /// Starts a drain for a file database, when this SQLite may be used
-    /// from several threads.
+    /// Starts a drain for a file database opened read-write, when this
+    /// SQLite may be used from several threads.
     fn reconcile_elsewhere(&self) -> bool {
         // SAFETY: xthreadsafe takes no argument.
         if unsafe { sqlite!(xthreadsafe()) } == 0 {
+            return false;
+        }
+        // SAFETY: the connection is open and the schema name static and
+        // NUL-terminated; db_readonly only reads the connection's state.
+        if unsafe { sqlite!(db_readonly(self.0, c"main".as_ptr())) } != 0 {
             return false;
         }
         let Some(file) = self.filename() else {

@@ -188,6 +188,21 @@ class BacklogTest(unittest.TestCase):
         conn = connect(self.path)
         self.assertEqual(json.loads(value(conn, "SELECT sessions_status()"))["integrity"], "ok")
 
+    def test_a_connection_that_only_reads_never_starts_a_write(self):
+        adopted_backlog(self.path, rows=2_000).close()
+        readers = [connect(f"file:{self.path}?mode=ro", uri=True), connect(self.path)]
+        readers[1].execute("PRAGMA query_only = 1")
+        for reader in readers:
+            found = search(reader, "archived")
+            self.assertTrue(found["indexing"])
+            self.assertEqual(found["results"], [])
+        time.sleep(1.5)
+        self.assertEqual(pending(self.path), 2_000)
+        # A connection that may write starts the drain, which finishes.
+        self.assertTrue(search(connect(self.path), "archived")["indexing"])
+        self.wait_drained()
+        self.assertEqual(len(search(readers[0], "archived")["results"]), 10)
+
     def test_writers_with_a_busy_timeout_never_fail_while_the_backlog_drains(self):
         conn = adopted_backlog(self.path)
         self.assertTrue(search(conn, "archived")["indexing"])

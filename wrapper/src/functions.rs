@@ -88,12 +88,21 @@ impl Connection for Rusqlite<'_> {
         Ok(out)
     }
 
-    /// Starts a drain for a file database, unless this connection's store
-    /// turned background reconciliation off.
+    /// Starts a drain for a file database opened read-write, unless this
+    /// connection's store turned background reconciliation off.
     fn reconcile_elsewhere(&self) -> bool {
         let Some(file) = self.conn.path().filter(|p| !p.is_empty()) else {
             return false;
         };
+        // SAFETY: the handle is this open connection's (the functions run
+        // on it) and the schema name static and NUL-terminated;
+        // db_readonly only reads the connection's state. (Through ffi, as
+        // rusqlite's own `is_readonly` changed its signature within the
+        // versions the wrapper supports.)
+        if unsafe { rusqlite::ffi::sqlite3_db_readonly(self.conn.handle(), c"main".as_ptr()) } != 0
+        {
+            return false;
+        }
         let name = file.to_owned();
         let file = name.clone();
         self.drains
