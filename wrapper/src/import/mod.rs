@@ -115,11 +115,15 @@ mod chatgpt;
 mod claude_ai;
 mod claude_code;
 mod codex;
+mod cursor;
+mod database;
 mod gemini_cli;
+mod hermes;
 mod lines;
 mod openclaw;
 mod origin;
 mod records;
+mod specstory;
 mod writer;
 
 use crate::{Error, IndexingMode, Result, Store};
@@ -167,19 +171,32 @@ pub enum Format {
     /// Aider chat histories (`.aider.chat.history.md`).
     #[serde(rename = "aider")]
     Aider,
+    /// Hermes Agent's session store (`state.db`) and session logs
+    /// (`session_<id>.json`).
+    #[serde(rename = "hermes")]
+    Hermes,
+    /// Cursor's chat databases (`state.vscdb`).
+    #[serde(rename = "cursor")]
+    Cursor,
+    /// SpecStory's Markdown exports of chats (`.specstory/history/*.md`).
+    #[serde(rename = "specstory")]
+    SpecStory,
 }
 
 impl Format {
     /// Every format, in the order files are tested against them.
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 10] = [
         Format::OpenClaw,
         Format::Codex,
         Format::ChatGpt,
         Format::ClaudeAi,
         // Before Claude Code, whose entries also carry a `sessionId`.
         Format::GeminiCli,
+        Format::Hermes,
         Format::ClaudeCode,
         Format::Aider,
+        Format::Cursor,
+        Format::SpecStory,
     ];
 
     /// The name used in session keys and on the command line.
@@ -192,6 +209,9 @@ impl Format {
             Format::ClaudeAi => "claude-ai",
             Format::GeminiCli => "gemini-cli",
             Format::Aider => "aider",
+            Format::Hermes => "hermes",
+            Format::Cursor => "cursor",
+            Format::SpecStory => "specstory",
         }
     }
 
@@ -216,6 +236,10 @@ impl Format {
                     || (name.starts_with("session-") && name.ends_with(".json"))
             }
             Format::Aider => name == aider::FILE_NAME,
+            // `state.db`, and `sessions/session_<id>.json`.
+            Format::Hermes => hermes::reads_file_named(name),
+            Format::Cursor => name == cursor::DATABASE_NAME,
+            Format::SpecStory => specstory::reads_file_named(name),
         }
     }
 
@@ -228,8 +252,11 @@ impl Format {
             Format::ChatGpt => chatgpt::recognises(entry),
             Format::ClaudeAi => claude_ai::recognises(entry),
             Format::GeminiCli => gemini_cli::recognises(entry),
-            // Markdown, recognised by its first line (see [`detect`]).
-            Format::Aider => false,
+            // Its session logs; its database is recognised by its tables.
+            Format::Hermes => hermes::recognises(entry),
+            // Markdown, recognised by its first line, and databases, by
+            // their tables (see [`detect`]).
+            Format::Aider | Format::SpecStory | Format::Cursor => false,
         })
     }
 
@@ -246,6 +273,15 @@ impl Format {
                 let (reader, agent_id) = aider::open(path);
                 Open::Text { reader, agent_id }
             }
+            Format::SpecStory => {
+                let (reader, agent_id) = specstory::open(path);
+                Open::Text { reader, agent_id }
+            }
+            Format::Hermes if database::is_database(path).unwrap_or(false) => {
+                Open::Database(hermes::open_database(path))
+            }
+            Format::Hermes => Open::Records(hermes::open_log(path)),
+            Format::Cursor => Open::Database(cursor::open()),
         }
     }
 }
@@ -262,6 +298,9 @@ enum Open {
         reader: Box<dyn records::TextReader>,
         agent_id: String,
     },
+    /// As a SQLite database, opened read-only, any number of sessions per
+    /// file; see [`database`].
+    Database(database::Opened),
 }
 
 impl fmt::Display for Format {
@@ -591,7 +630,9 @@ pub fn find_transcripts(path: &Path) -> Result<(Vec<PathBuf>, ImportReport)> {
     let mut files = Vec::new();
     if metadata.is_dir() {
         transcripts(path, &mut files, &mut report);
-        files.sort();
+        // Databases first: a session that Hermes keeps in `state.db` and
+        // in a JSON log is then read from the database.
+        files.sort_by_cached_key(|file| (!is_database_name(file), file.clone()));
     } else {
         files.push(path.to_owned());
     }
@@ -615,6 +656,12 @@ pub fn is_transcript_name(path: &Path) -> bool {
     Format::ALL
         .into_iter()
         .any(|format| format.reads_file_named(name))
+}
+
+/// Whether `path` is named as a database a directory import reads.
+fn is_database_name(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|name| name == hermes::DATABASE_NAME || name == cursor::DATABASE_NAME)
 }
 
 /// Adds the transcripts under `dir` to `files`; a directory that cannot be
@@ -647,6 +694,9 @@ fn transcripts(dir: &Path, files: &mut Vec<PathBuf>, report: &mut ImportReport) 
 /// The format of the file at `path`, from its first entries, else its first
 /// JSON record (a document spread over lines), else its name.
 fn detect(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<Format>> {
+    if database::is_database(path)? {
+        return Ok(database::detect(path));
+    }
     let from_lines = detect_lines(path, max_line_bytes)?;
     if from_lines.is_some() {
         return Ok(from_lines);
@@ -659,8 +709,10 @@ fn detect(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<Format>>
     if from_record.is_some() {
         return Ok(from_record);
     }
-    if first_text_line(path, max_line_bytes)?.is_some_and(|line| aider::recognises(&line)) {
-        return Ok(Some(Format::Aider));
+    match first_text_line(path, max_line_bytes)? {
+        Some(line) if aider::recognises(&line) => return Ok(Some(Format::Aider)),
+        Some(line) if specstory::recognises(&line) => return Ok(Some(Format::SpecStory)),
+        _ => {}
     }
     Ok(codex::named_like_a_rollout(path).then_some(Format::Codex))
 }
@@ -749,6 +801,19 @@ fn import_file(store: &Store, path: &Path, options: &ImportOptions) -> Result<Fi
                 )?
                 .err()
                 .map(|e| FileProblem::Unreadable(e.to_string()))
+        }
+        Open::Database(database::Opened {
+            mut reader,
+            agent_id,
+        }) => {
+            let agent_id = options.agent_id.clone().unwrap_or(agent_id);
+            let mut sessions = records::Sessions::new(store, format, agent_id, &mut report);
+            match database::open_read_only(path) {
+                Ok(db) => reader.read(&db, &mut sessions)?,
+                Err(e) => Err(e),
+            }
+            .err()
+            .map(|e| FileProblem::Unreadable(e.to_string()))
         }
     };
     transaction.commit()?;
