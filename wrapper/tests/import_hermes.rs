@@ -40,27 +40,48 @@ fn hermes_state_db_sessions_spawns_and_undone_turns() {
     assert!(matches!(issues[0].issue, Issue::NotUnderstood { .. }));
 
     for key in [CLI, SUBAGENT, CONTINUATION, TELEGRAM] {
-        assert_eq!(session_column(&store, key, "agent_id").as_deref(), Some("hermes"));
+        assert_eq!(
+            session_column(&store, key, "agent_id").as_deref(),
+            Some("hermes")
+        );
     }
     // A subagent run and a continuation were both started by their parent.
     assert_eq!(session_column(&store, CLI, "spawned_by"), None);
-    assert_eq!(session_column(&store, SUBAGENT, "spawned_by").as_deref(), Some(CLI));
-    assert_eq!(session_column(&store, CONTINUATION, "spawned_by").as_deref(), Some(CLI));
+    assert_eq!(
+        session_column(&store, SUBAGENT, "spawned_by").as_deref(),
+        Some(CLI)
+    );
+    assert_eq!(
+        session_column(&store, CONTINUATION, "spawned_by").as_deref(),
+        Some(CLI)
+    );
     // Seconds become milliseconds.
-    assert_eq!(session_column(&store, CLI, "created_at").as_deref(), Some("1777626000000"));
+    assert_eq!(
+        session_column(&store, CLI, "created_at").as_deref(),
+        Some("1777626000000")
+    );
     assert_eq!(column(&store, CLI, "2", "created_at"), "1777626002500");
 
     // The undone turn (5, 6) is stored off the active branch; what followed
     // hangs from the message before it.
     assert_eq!(branch(&store, CLI), ["1", "2", "3", "4", "7", "8"]);
-    assert_eq!(count(&store, &format!("SELECT count(*) FROM messages WHERE session_key = '{CLI}'")), 8);
+    assert_eq!(
+        count(
+            &store,
+            &format!("SELECT count(*) FROM messages WHERE session_key = '{CLI}'")
+        ),
+        8
+    );
     assert!(hits(&store, "flamingo").is_empty());
     assert_eq!(hit_sessions(&store, "pelican"), [CLI, CLI]);
 
     // What the user typed and the answers are searchable; reasoning, tool
     // calls, tool output, the compaction summary and hidden rows are not.
     assert_eq!(hits(&store, "rotate"), [(CLI.to_owned(), "1".to_owned())]);
-    assert_eq!(hits(&store, "keyrotate"), [(CLI.to_owned(), "4".to_owned())]);
+    assert_eq!(
+        hits(&store, "keyrotate"),
+        [(CLI.to_owned(), "4".to_owned())]
+    );
     assert_eq!(hits(&store, "DEPLOY_KEY").len(), 2);
     assert_eq!(hit_sessions(&store, "Monday"), [CONTINUATION, CONTINUATION]);
     for hidden in ["mongoose", "narwhal", "Historical", "albatross"] {
@@ -70,10 +91,17 @@ fn hermes_state_db_sessions_spawns_and_undone_turns() {
     assert_eq!(column(&store, CONTINUATION, "11", "role"), "system");
     assert_eq!(column(&store, CONTINUATION, "14", "role"), "system");
     let call = column(&store, CLI, "2", "content");
-    assert!(call.contains("\"thinking\"") && call.contains("\"tool_use\"") && call.contains("terminal"));
+    assert!(
+        call.contains("\"thinking\"") && call.contains("\"tool_use\"") && call.contains("terminal")
+    );
     assert_eq!(
         roles(&store, "hermes:"),
-        [("assistant".into(), 7), ("system".into(), 2), ("tool".into(), 1), ("user".into(), 6)]
+        [
+            ("assistant".into(), 7),
+            ("system".into(), 2),
+            ("tool".into(), 1),
+            ("user".into(), 6)
+        ]
     );
 
     let from = origin(&store, CLI).unwrap().unwrap();
@@ -101,7 +129,10 @@ fn a_hermes_profile_with_an_early_schema() {
     assert_eq!(report.files[0].problem, None);
     assert_eq!(report.imported(), 2);
     let key = "hermes:20250301_120000_0a0b0c";
-    assert_eq!(session_column(&store, key, "agent_id").as_deref(), Some("hermes-work"));
+    assert_eq!(
+        session_column(&store, key, "agent_id").as_deref(),
+        Some("hermes-work")
+    );
     assert_eq!(hits(&store, "quokka").len(), 2);
     assert_eq!(branch(&store, key), ["1", "2"]);
 }
@@ -133,7 +164,10 @@ fn a_state_db_open_in_hermes_in_wal_mode_is_read_and_never_written() {
     let report = import(&store, &db);
     assert_eq!(report.files[0].problem, None, "{report:#?}");
     assert_eq!(report.imported(), 17);
-    assert_eq!(hits(&store, "toucan"), [(TELEGRAM.to_owned(), "19".to_owned())]);
+    assert_eq!(
+        hits(&store, "toucan"),
+        [(TELEGRAM.to_owned(), "19".to_owned())]
+    );
     assert_eq!(bytes_of(&db), before);
 
     // What Hermes writes later is added, nothing else.
@@ -146,7 +180,10 @@ fn a_state_db_open_in_hermes_in_wal_mode_is_read_and_never_written() {
         .unwrap();
     let again = import(&store, &db);
     assert_eq!((again.imported(), again.already_present()), (1, 17));
-    assert_eq!(branch(&store, TELEGRAM).last().map(String::as_str), Some("20"));
+    assert_eq!(
+        branch(&store, TELEGRAM).last().map(String::as_str),
+        Some("20")
+    );
 }
 
 #[test]
@@ -161,7 +198,10 @@ fn a_damaged_state_db_is_a_problem_of_its_file() {
     let (_, report) = imported(&cut);
     let file = &report.files[0];
     assert!(
-        matches!(file.problem, Some(FileProblem::Unreadable(_)) | Some(FileProblem::UnknownFormat)),
+        matches!(
+            file.problem,
+            Some(FileProblem::Unreadable(_)) | Some(FileProblem::UnknownFormat)
+        ),
         "{report:#?}"
     );
 
@@ -187,7 +227,13 @@ fn hermes_session_logs() {
         .collect();
     let store = session_search::Store::open_in_memory().unwrap();
     let report = import_files(&store, &files, &ImportOptions::default()).unwrap();
-    assert!(report.files.iter().all(|f| f.format == Some(Format::Hermes)), "{report:#?}");
+    assert!(
+        report
+            .files
+            .iter()
+            .all(|f| f.format == Some(Format::Hermes)),
+        "{report:#?}"
+    );
     assert_eq!(report.issues().count(), 0);
     assert_eq!(report.sessions_created(), 3);
     assert_eq!(report.imported(), 9);
@@ -196,19 +242,34 @@ fn hermes_session_logs() {
     let small = "hermes:20260429_hermes_small";
     let large = "hermes:20260429_hermes_large";
     let drift = "hermes:20260429_hermes_schema_drift";
-    assert_eq!(session_column(&store, small, "agent_id").as_deref(), Some("hermes"));
-    assert_eq!(session_column(&store, small, "created_at").as_deref(), Some("1777492800000"));
+    assert_eq!(
+        session_column(&store, small, "agent_id").as_deref(),
+        Some("hermes")
+    );
+    assert_eq!(
+        session_column(&store, small, "created_at").as_deref(),
+        Some("1777492800000")
+    );
     // A start without a zone is UTC.
-    assert_eq!(session_column(&store, drift, "created_at").as_deref(), Some("1777493400000"));
+    assert_eq!(
+        session_column(&store, drift, "created_at").as_deref(),
+        Some("1777493400000")
+    );
     assert_eq!(column(&store, large, "m4", "created_at"), "1777493100000");
     assert_eq!(branch(&store, large), ["m1", "m2", "m3", "m4"]);
     assert_eq!(column(&store, large, "m3", "role"), "tool");
     assert_eq!(column(&store, drift, "m3", "role"), "tool");
 
-    assert_eq!(hits(&store, "Summarize"), [(small.to_owned(), "m1".to_owned())]);
+    assert_eq!(
+        hits(&store, "Summarize"),
+        [(small.to_owned(), "m1".to_owned())]
+    );
     // The answer names the directory; the tool's output (the same path) and
     // the reasoning are not searchable.
-    assert_eq!(hits(&store, "Codex-History"), [(large.to_owned(), "m4".to_owned())]);
+    assert_eq!(
+        hits(&store, "Codex-History"),
+        [(large.to_owned(), "m4".to_owned())]
+    );
     assert!(hits(&store, "shell lookup").is_empty());
     assert!(hits(&store, "No results").is_empty());
 
@@ -216,7 +277,10 @@ fn hermes_session_logs() {
         origin(&store, large).unwrap().unwrap().cwd.as_deref(),
         Some("~/Repository/Codex-History")
     );
-    assert_eq!(origin(&store, small).unwrap().unwrap().cwd.as_deref(), Some("/tmp/hermes-small"));
+    assert_eq!(
+        origin(&store, small).unwrap().unwrap().cwd.as_deref(),
+        Some("/tmp/hermes-small")
+    );
 
     let again = import_files(&store, &files, &ImportOptions::default()).unwrap();
     assert_eq!((again.imported(), again.already_present()), (0, 9));
@@ -263,7 +327,11 @@ fn observability_exports_are_not_sessions() {
     let store = session_search::Store::open_in_memory().unwrap();
     let report = import_files(&store, &files, &ImportOptions::default()).unwrap();
     for file in &report.files {
-        assert_eq!(file.problem, Some(FileProblem::UnknownFormat), "{report:#?}");
+        assert_eq!(
+            file.problem,
+            Some(FileProblem::UnknownFormat),
+            "{report:#?}"
+        );
     }
     assert_eq!(report.imported(), 0);
 }

@@ -133,7 +133,8 @@ fn global_composers(db: &Connection, out: &mut Sessions<'_>) -> Result<rusqlite:
     };
     for (at, key) in keys.iter().enumerate() {
         out.set_record(at + 1);
-        let read = disk_value(db, key).map(|value| value.map(|v| serde_json::from_str::<Value>(&v)));
+        let read =
+            disk_value(db, key).map(|value| value.map(|v| serde_json::from_str::<Value>(&v)));
         let composer = match read {
             Err(e) => return Ok(Err(e)),
             Ok(None) => {
@@ -170,7 +171,10 @@ fn bubbles(
         .as_array()
         .filter(|headers| !headers.is_empty())
     else {
-        return Ok(composer["conversation"].as_array().cloned().unwrap_or_default());
+        return Ok(composer["conversation"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default());
     };
     let mut bubbles = Vec::with_capacity(headers.len());
     for header in headers {
@@ -309,8 +313,9 @@ fn write_bubble(mut bubble: Value, record: usize, at: usize, out: &mut Writer<'_
         .or(bubble["id"].as_str())
         .map_or_else(|| format!("B{}", at + 1), str::to_owned);
     let user = matches!(bubble["type"].as_i64(), Some(1)) || bubble["type"] == "user";
-    let assistant =
-        matches!(bubble["type"].as_i64(), Some(2)) || bubble["type"] == "ai" || bubble["type"] == "assistant";
+    let assistant = matches!(bubble["type"].as_i64(), Some(2))
+        || bubble["type"] == "ai"
+        || bubble["type"] == "assistant";
     let text = bubble["text"]
         .as_str()
         .filter(|text| !text.trim().is_empty())
@@ -333,7 +338,11 @@ fn write_bubble(mut bubble: Value, record: usize, at: usize, out: &mut Writer<'_
         blocks.extend(tool(&mut bubble["toolFormerData"]));
         Role::Assistant
     } else {
-        out.skip_entry(&format!("bubble type {}", bubble["type"]), Some(&id), Parent::Previous);
+        out.skip_entry(
+            &format!("bubble type {}", bubble["type"]),
+            Some(&id),
+            Parent::Previous,
+        );
         return Ok(());
     };
     if blocks.is_empty() {

@@ -279,7 +279,10 @@ impl StateDb {
     }
 
     /// The messages of the session `id`, in row order.
-    fn messages(statement: &mut rusqlite::Statement<'_>, id: &str) -> rusqlite::Result<Vec<MessageRow>> {
+    fn messages(
+        statement: &mut rusqlite::Statement<'_>,
+        id: &str,
+    ) -> rusqlite::Result<Vec<MessageRow>> {
         let mut rows = statement.query([id])?;
         let mut messages = Vec::new();
         while let Some(row) = rows.next()? {
@@ -345,7 +348,11 @@ impl DatabaseReader for StateDb {
 }
 
 /// Writes one session of the database.
-fn write_rows(session: SessionRow, messages: Vec<MessageRow>, out: &mut Sessions<'_>) -> Result<()> {
+fn write_rows(
+    session: SessionRow,
+    messages: Vec<MessageRow>,
+    out: &mut Sessions<'_>,
+) -> Result<()> {
     let info = SessionInfo {
         host_id: session.id.clone(),
         id: session.id,
@@ -501,7 +508,9 @@ mod tests {
 
     #[test]
     fn compaction_summaries_in_their_forms() {
-        assert!(is_compaction("[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns"));
+        assert!(is_compaction(
+            "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns"
+        ));
         assert!(is_compaction("  [CONTEXT SUMMARY]: the user asked"));
         assert!(is_compaction(
             "[PRIOR CONTEXT — for reference only; not a new message]\nhi\n[END OF PRIOR CONTEXT — COMPACTION SUMMARY BELOW]\n..."
@@ -521,11 +530,17 @@ mod tests {
     fn profiles_are_agents_of_their_own() {
         let agent = |path: &str, levels| agent_id(Path::new(path), levels);
         assert_eq!(agent("/home/u/.hermes/state.db", 1), "hermes");
-        assert_eq!(agent("/home/u/.hermes/profiles/work/state.db", 1), "hermes-work");
+        assert_eq!(
+            agent("/home/u/.hermes/profiles/work/state.db", 1),
+            "hermes-work"
+        );
         assert_eq!(
             agent("/home/u/.hermes/profiles/work/sessions/session_1.json", 2),
             "hermes-work"
         );
-        assert_eq!(agent("/home/u/.hermes/sessions/session_1.json", 2), "hermes");
+        assert_eq!(
+            agent("/home/u/.hermes/sessions/session_1.json", 2),
+            "hermes"
+        );
     }
 }

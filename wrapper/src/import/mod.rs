@@ -1,13 +1,16 @@
-//! Importers: transcripts that agents wrote as JSONL files, and the data
-//! exports of chat services, read into a [`Store`].
+//! Importers: transcripts that agents wrote as JSONL files, the data
+//! exports of chat services, and the SQLite databases some tools keep
+//! their history in, read into a [`Store`].
 //!
 //! [`import_path`] takes a file or a directory (searched recursively for
 //! the names each format's files have: `*.jsonl`, OpenClaw's archives,
 //! `conversations.json`, Gemini CLI's `session-*.json`,
-//! `.aider.chat.history.md`, see [`is_transcript_name`]), recognises each
-//! file's [`Format`] from its first entries (or, for a JSON document, its
-//! first record; for Markdown, its first line), and returns an
-//! [`ImportReport`]. These formats are read:
+//! `.aider.chat.history.md`, Hermes's `state.db` and `session_*.json`,
+//! Cursor's `state.vscdb`, SpecStory's `<date>_<time>-<title>.md`, see
+//! [`is_transcript_name`]), recognises each file's [`Format`] from its
+//! first entries (or, for a JSON document, its first record; for Markdown,
+//! its first line; for a database, the SQLite header and its tables), and
+//! returns an [`ImportReport`]. These formats are read:
 //!
 //! | format | files | session key | default `agent_id` |
 //! | --- | --- | --- | --- |
@@ -18,6 +21,9 @@
 //! | [`Format::ClaudeAi`] | a Claude.ai data export's `conversations.json`: an array of conversations with `chat_messages` (`sender` `human` / `assistant`), in time order, or a tree by `parent_message_uuid` | `claude-ai:<uuid>`, one per conversation | `claude-ai` |
 //! | [`Format::GeminiCli`] | Gemini CLI sessions, `~/.gemini/tmp/<project>/chats/session-*.json` (one JSON object with `messages`) or `session-*.jsonl` (a header line, message records, `$set` updates; a record written again replaces the first) | `gemini-cli:<sessionId>` | `gemini-cli` |
 //! | [`Format::Aider`] | Aider's `.aider.chat.history.md`: a session per run (`# aider chat started at <time>`), `#### ` lines the user's, `> ` block quotes aider's notes (`system`), the rest the answer; the run's start is every message's time | `aider:<directory>:<start>`, messages `L<line>` | the directory the file is in |
+//! | [`Format::Hermes`] | Hermes Agent's session store `~/.hermes/state.db` (SQLite: `sessions`, `messages`); a session with a `parent_session_id` (continuation, branch, subagent) is spawned by it; a turn undone with `/undo` is off the active branch. Its JSON logs `sessions/session_<id>.json`, unless `state.db` gave the session | `hermes:<id>`, messages by row id (`m<n>` in a log) | `hermes`, or `hermes-<name>` for a profile |
+//! | [`Format::Cursor`] | Cursor's `state.vscdb` (SQLite): `cursorDiskKV`'s `composerData:<id>` conversations and `bubbleId:<id>:<bubble>` messages, an older workspace's chat tabs in `ItemTable`; a composer's sub-composers are spawned by it | `cursor:<composerId>`, messages by bubble id | `cursor` |
+//! | [`Format::SpecStory`] | SpecStory's Markdown exports, `.specstory/history/*.md`: a message per `_**User**_` / `_**Assistant**_` turn; thinking and tool use not searchable | `specstory:<session id>`, messages `L<line>` | the tool its header names (`cursor`) |
 //!
 //! [`ImportOptions::agent_id`] overrides the agent for every file.
 //!
@@ -70,13 +76,21 @@
 //!   `(session_key, message_id)` (an index that `sql/import.sql` adds).
 //! - Where each session came from, its [`Origin`]: format, the host's id for
 //!   it and the working directory it ran in (Claude Code entries' `cwd`, the
-//!   Codex `session_meta` and OpenClaw session header's), in a table of
+//!   Codex `session_meta` and OpenClaw session header's, Hermes's
+//!   `sessions.cwd`), in a table of
 //!   `sql/import.sql` that no SQL function needs; read it with [`origin`].
 //!
 //! A file that is one JSON document (a data export) is read record by record
 //! (each conversation of its array), never whole; what follows the last
 //! complete record, cut off or not JSON, is reported at that record's
 //! number, and the records before it are imported.
+//!
+//! A database (Hermes's `state.db`, Cursor's `state.vscdb`) is opened
+//! read-only and never written, even while its tool has it open in WAL
+//! mode; a row that cannot be read is reported with its row id (Hermes) or
+//! its conversation's number in key order and its key (Cursor), and a
+//! query of the database that fails ends the file with a
+//! [`FileProblem::Unreadable`], what was read before imported.
 //!
 //! Nothing in a file stops the import: a line holding several JSON objects
 //! (a botched write) is read as that many entries; lines that are not JSON, cut off,
@@ -647,8 +661,13 @@ pub fn find_transcripts(path: &Path) -> Result<(Vec<PathBuf>, ImportReport)> {
 /// its session's header, so it imports into the same session as the file
 /// it was renamed from); `conversations.json`, the conversations of a
 /// ChatGPT or Claude.ai data export; `session-*.json`, a Gemini CLI
-/// session; and `.aider.chat.history.md`, Aider's chat history. No other `*.json` file is read (Gemini CLI's `logs.json`,
-/// which repeats the prompts of its sessions, neither).
+/// session; `.aider.chat.history.md`, Aider's chat history; `state.db`
+/// and `session_*.json`, Hermes Agent's session store and logs;
+/// `state.vscdb`, Cursor's database; and `<YYYY-MM-DD>_<time>-<title>.md`,
+/// SpecStory's exports. No other `*.json` file is read (Gemini CLI's
+/// `logs.json`, which repeats the prompts of its sessions, neither). A
+/// directory import reads the databases first, so that a session Hermes
+/// keeps in both is read from `state.db`.
 pub fn is_transcript_name(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
         return false;

@@ -48,10 +48,9 @@ pub(super) fn reads_file_named(name: &str) -> bool {
     let bytes = name.as_bytes();
     name.ends_with(".md")
         && bytes.len() > 11
-        && bytes[..10]
-            .iter()
-            .enumerate()
-            .all(|(at, b)| matches!(at, 4 | 7) && *b == b'-' || !matches!(at, 4 | 7) && b.is_ascii_digit())
+        && bytes[..10].iter().enumerate().all(|(at, b)| {
+            matches!(at, 4 | 7) && *b == b'-' || !matches!(at, 4 | 7) && b.is_ascii_digit()
+        })
         && bytes[10] == b'_'
 }
 
@@ -206,7 +205,11 @@ fn header_time(text: &str) -> Option<i64> {
 
 /// The header's `<!-- <tool> Session <id> (<time>) -->`: tool, id, time.
 fn session_comment(line: &str) -> Option<(String, String, Option<i64>)> {
-    let inner = line.trim().strip_prefix("<!--")?.strip_suffix("-->")?.trim();
+    let inner = line
+        .trim()
+        .strip_prefix("<!--")?
+        .strip_suffix("-->")?
+        .trim();
     let (tool, rest) = inner.split_once(" Session ")?;
     let (id, time) = match rest.split_once(" (") {
         Some((id, time)) => (id, time.strip_suffix(')').and_then(header_time)),
