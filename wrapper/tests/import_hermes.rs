@@ -184,6 +184,13 @@ fn a_state_db_open_in_hermes_in_wal_mode_is_read_and_never_written() {
         branch(&store, TELEGRAM).last().map(String::as_str),
         Some("20")
     );
+
+    // Hermes closed: its database stays in WAL mode, without the log.
+    drop(hermes);
+    assert!(!db.with_file_name("state.db-wal").exists());
+    let closed = import(&store, &db);
+    assert_eq!(closed.files[0].problem, None, "{closed:#?}");
+    assert_eq!((closed.imported(), closed.already_present()), (0, 18));
 }
 
 #[test]
