@@ -1,13 +1,16 @@
-//! Importers: transcripts that agents wrote as JSONL files, and the data
-//! exports of chat services, read into a [`Store`].
+//! Importers: transcripts that agents wrote as JSONL files, the data
+//! exports of chat services, and the SQLite databases some tools keep
+//! their history in, read into a [`Store`].
 //!
 //! [`import_path`] takes a file or a directory (searched recursively for
 //! the names each format's files have: `*.jsonl`, OpenClaw's archives,
 //! `conversations.json`, Gemini CLI's `session-*.json`,
-//! `.aider.chat.history.md`, see [`is_transcript_name`]), recognises each
-//! file's [`Format`] from its first entries (or, for a JSON document, its
-//! first record; for Markdown, its first line), and returns an
-//! [`ImportReport`]. These formats are read:
+//! `.aider.chat.history.md`, Hermes's `state.db` and `session_*.json`,
+//! Cursor's `state.vscdb`, SpecStory's `<date>_<time>-<title>.md`, see
+//! [`is_transcript_name`]), recognises each file's [`Format`] from its
+//! first entries (or, for a JSON document, its first record; for Markdown,
+//! its first line; for a database, the SQLite header and its tables), and
+//! returns an [`ImportReport`]. These formats are read:
 //!
 //! | format | files | session key | default `agent_id` |
 //! | --- | --- | --- | --- |
@@ -18,6 +21,9 @@
 //! | [`Format::ClaudeAi`] | a Claude.ai data export's `conversations.json`: an array of conversations with `chat_messages` (`sender` `human` / `assistant`), in time order, or a tree by `parent_message_uuid` | `claude-ai:<uuid>`, one per conversation | `claude-ai` |
 //! | [`Format::GeminiCli`] | Gemini CLI sessions, `~/.gemini/tmp/<project>/chats/session-*.json` (one JSON object with `messages`) or `session-*.jsonl` (a header line, message records, `$set` updates; a record written again replaces the first) | `gemini-cli:<sessionId>` | `gemini-cli` |
 //! | [`Format::Aider`] | Aider's `.aider.chat.history.md`: a session per run (`# aider chat started at <time>`), `#### ` lines the user's, `> ` block quotes aider's notes (`system`), the rest the answer; the run's start is every message's time | `aider:<directory>:<start>`, messages `L<line>` | the directory the file is in |
+//! | [`Format::Hermes`] | Hermes Agent's session store `~/.hermes/state.db` (SQLite: `sessions`, `messages`); a session with a `parent_session_id` (continuation, branch, subagent) is spawned by it; a turn undone with `/undo` is off the active branch. Its JSON logs `sessions/session_<id>.json`, unless `state.db` gave the session | `hermes:<id>`, messages by row id (`m<n>` in a log) | `hermes`, or `hermes-<name>` for a profile |
+//! | [`Format::Cursor`] | Cursor's `state.vscdb` (SQLite): `cursorDiskKV`'s `composerData:<id>` conversations and `bubbleId:<id>:<bubble>` messages, an older workspace's chat tabs in `ItemTable`; a composer's sub-composers are spawned by it | `cursor:<composerId>`, messages by bubble id | `cursor` |
+//! | [`Format::SpecStory`] | SpecStory's Markdown exports, `.specstory/history/*.md`: a message per `_**User**_` / `_**Assistant**_` turn; thinking and tool use not searchable | `specstory:<session id>`, messages `L<line>` | the tool its header names (`cursor`) |
 //!
 //! [`ImportOptions::agent_id`] overrides the agent for every file.
 //!
@@ -70,13 +76,21 @@
 //!   `(session_key, message_id)` (an index that `sql/import.sql` adds).
 //! - Where each session came from, its [`Origin`]: format, the host's id for
 //!   it and the working directory it ran in (Claude Code entries' `cwd`, the
-//!   Codex `session_meta` and OpenClaw session header's), in a table of
+//!   Codex `session_meta` and OpenClaw session header's, Hermes's
+//!   `sessions.cwd`), in a table of
 //!   `sql/import.sql` that no SQL function needs; read it with [`origin`].
 //!
 //! A file that is one JSON document (a data export) is read record by record
 //! (each conversation of its array), never whole; what follows the last
 //! complete record, cut off or not JSON, is reported at that record's
 //! number, and the records before it are imported.
+//!
+//! A database (Hermes's `state.db`, Cursor's `state.vscdb`) is opened
+//! read-only and never written, even while its tool has it open in WAL
+//! mode; a row that cannot be read is reported with its row id (Hermes) or
+//! its conversation's number in key order and its key (Cursor), and a
+//! query of the database that fails ends the file with a
+//! [`FileProblem::Unreadable`], what was read before imported.
 //!
 //! Nothing in a file stops the import: a line holding several JSON objects
 //! (a botched write) is read as that many entries; lines that are not JSON, cut off,
@@ -115,12 +129,16 @@ mod chatgpt;
 mod claude_ai;
 mod claude_code;
 mod codex;
+mod cursor;
+mod database;
 mod gemini_cli;
+mod hermes;
 mod lines;
 mod locations;
 mod openclaw;
 mod origin;
 mod records;
+mod specstory;
 mod writer;
 
 use crate::{Error, IndexingMode, Result, Store};
@@ -169,19 +187,32 @@ pub enum Format {
     /// Aider chat histories (`.aider.chat.history.md`).
     #[serde(rename = "aider")]
     Aider,
+    /// Hermes Agent's session store (`state.db`) and session logs
+    /// (`session_<id>.json`).
+    #[serde(rename = "hermes")]
+    Hermes,
+    /// Cursor's chat databases (`state.vscdb`).
+    #[serde(rename = "cursor")]
+    Cursor,
+    /// SpecStory's Markdown exports of chats (`.specstory/history/*.md`).
+    #[serde(rename = "specstory")]
+    SpecStory,
 }
 
 impl Format {
     /// Every format, in the order files are tested against them.
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 10] = [
         Format::OpenClaw,
         Format::Codex,
         Format::ChatGpt,
         Format::ClaudeAi,
         // Before Claude Code, whose entries also carry a `sessionId`.
         Format::GeminiCli,
+        Format::Hermes,
         Format::ClaudeCode,
         Format::Aider,
+        Format::Cursor,
+        Format::SpecStory,
     ];
 
     /// The name used in session keys and on the command line.
@@ -194,6 +225,9 @@ impl Format {
             Format::ClaudeAi => "claude-ai",
             Format::GeminiCli => "gemini-cli",
             Format::Aider => "aider",
+            Format::Hermes => "hermes",
+            Format::Cursor => "cursor",
+            Format::SpecStory => "specstory",
         }
     }
 
@@ -218,6 +252,10 @@ impl Format {
                     || (name.starts_with("session-") && name.ends_with(".json"))
             }
             Format::Aider => name == aider::FILE_NAME,
+            // `state.db`, and `sessions/session_<id>.json`.
+            Format::Hermes => hermes::reads_file_named(name),
+            Format::Cursor => name == cursor::DATABASE_NAME,
+            Format::SpecStory => specstory::reads_file_named(name),
         }
     }
 
@@ -230,8 +268,11 @@ impl Format {
             Format::ChatGpt => chatgpt::recognises(entry),
             Format::ClaudeAi => claude_ai::recognises(entry),
             Format::GeminiCli => gemini_cli::recognises(entry),
-            // Markdown, recognised by its first line (see [`detect`]).
-            Format::Aider => false,
+            // Its session logs; its database is recognised by its tables.
+            Format::Hermes => hermes::recognises(entry),
+            // Markdown, recognised by its first line, and databases, by
+            // their tables (see [`detect`]).
+            Format::Aider | Format::SpecStory | Format::Cursor => false,
         })
     }
 
@@ -248,6 +289,15 @@ impl Format {
                 let (reader, agent_id) = aider::open(path);
                 Open::Text { reader, agent_id }
             }
+            Format::SpecStory => {
+                let (reader, agent_id) = specstory::open(path);
+                Open::Text { reader, agent_id }
+            }
+            Format::Hermes if database::is_database(path).unwrap_or(false) => {
+                Open::Database(hermes::open_database(path))
+            }
+            Format::Hermes => Open::Records(hermes::open_log(path)),
+            Format::Cursor => Open::Database(cursor::open()),
         }
     }
 }
@@ -264,6 +314,9 @@ enum Open {
         reader: Box<dyn records::TextReader>,
         agent_id: String,
     },
+    /// As a SQLite database, opened read-only, any number of sessions per
+    /// file; see [`database`].
+    Database(database::Opened),
 }
 
 impl fmt::Display for Format {
@@ -593,7 +646,9 @@ pub fn find_transcripts(path: &Path) -> Result<(Vec<PathBuf>, ImportReport)> {
     let mut files = Vec::new();
     if metadata.is_dir() {
         transcripts(path, &mut files, &mut report);
-        files.sort();
+        // Databases first: a session that Hermes keeps in `state.db` and
+        // in a JSON log is then read from the database.
+        files.sort_by_cached_key(|file| (!is_database_name(file), file.clone()));
     } else {
         files.push(path.to_owned());
     }
@@ -608,8 +663,13 @@ pub fn find_transcripts(path: &Path) -> Result<(Vec<PathBuf>, ImportReport)> {
 /// its session's header, so it imports into the same session as the file
 /// it was renamed from); `conversations.json`, the conversations of a
 /// ChatGPT or Claude.ai data export; `session-*.json`, a Gemini CLI
-/// session; and `.aider.chat.history.md`, Aider's chat history. No other `*.json` file is read (Gemini CLI's `logs.json`,
-/// which repeats the prompts of its sessions, neither).
+/// session; `.aider.chat.history.md`, Aider's chat history; `state.db`
+/// and `session_*.json`, Hermes Agent's session store and logs;
+/// `state.vscdb`, Cursor's database; and `<YYYY-MM-DD>_<time>-<title>.md`,
+/// SpecStory's exports. No other `*.json` file is read (Gemini CLI's
+/// `logs.json`, which repeats the prompts of its sessions, neither). A
+/// directory import reads the databases first, so that a session Hermes
+/// keeps in both is read from `state.db`.
 pub fn is_transcript_name(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
         return false;
@@ -617,6 +677,12 @@ pub fn is_transcript_name(path: &Path) -> bool {
     Format::ALL
         .into_iter()
         .any(|format| format.reads_file_named(name))
+}
+
+/// Whether `path` is named as a database a directory import reads.
+fn is_database_name(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|name| name == hermes::DATABASE_NAME || name == cursor::DATABASE_NAME)
 }
 
 /// Adds the transcripts under `dir` to `files`; a directory that cannot be
@@ -649,6 +715,9 @@ fn transcripts(dir: &Path, files: &mut Vec<PathBuf>, report: &mut ImportReport) 
 /// The format of the file at `path`, from its first entries, else its first
 /// JSON record (a document spread over lines), else its name.
 fn detect(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<Format>> {
+    if database::is_database(path)? {
+        return Ok(database::detect(path));
+    }
     let from_lines = detect_lines(path, max_line_bytes)?;
     if from_lines.is_some() {
         return Ok(from_lines);
@@ -661,8 +730,10 @@ fn detect(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<Format>>
     if from_record.is_some() {
         return Ok(from_record);
     }
-    if first_text_line(path, max_line_bytes)?.is_some_and(|line| aider::recognises(&line)) {
-        return Ok(Some(Format::Aider));
+    match first_text_line(path, max_line_bytes)? {
+        Some(line) if aider::recognises(&line) => return Ok(Some(Format::Aider)),
+        Some(line) if specstory::recognises(&line) => return Ok(Some(Format::SpecStory)),
+        _ => {}
     }
     Ok(codex::named_like_a_rollout(path).then_some(Format::Codex))
 }
@@ -751,6 +822,19 @@ fn import_file(store: &Store, path: &Path, options: &ImportOptions) -> Result<Fi
                 )?
                 .err()
                 .map(|e| FileProblem::Unreadable(e.to_string()))
+        }
+        Open::Database(database::Opened {
+            mut reader,
+            agent_id,
+        }) => {
+            let agent_id = options.agent_id.clone().unwrap_or(agent_id);
+            let mut sessions = records::Sessions::new(store, format, agent_id, &mut report);
+            match database::open_read_only(path) {
+                Ok(db) => reader.read(&db, &mut sessions)?,
+                Err(e) => Err(e),
+            }
+            .err()
+            .map(|e| FileProblem::Unreadable(e.to_string()))
         }
     };
     transaction.commit()?;

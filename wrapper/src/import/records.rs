@@ -85,6 +85,11 @@ impl<'a> Sessions<'a> {
         }
     }
 
+    /// The store being written.
+    pub(super) fn store(&self) -> &Store {
+        self.store
+    }
+
     /// The number of the record being read, from 1.
     pub(super) fn record(&self) -> usize {
         self.record

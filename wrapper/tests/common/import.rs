@@ -129,3 +129,16 @@ pub fn roles(store: &Store, prefix: &str) -> Vec<(String, i64)> {
         .map(Result::unwrap)
         .collect()
 }
+
+/// Builds the SQLite database `target` (and the folders above it) from the
+/// SQL text fixture `sql` of this repository (`tests/fixtures/<format>/`),
+/// as a tool's own database; returns `target`.
+pub fn database_from(format: &str, sql: &str, target: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(fixtures(format).join(sql)).unwrap();
+    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+    rusqlite::Connection::open(target)
+        .unwrap()
+        .execute_batch(&text)
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    target.to_owned()
+}
