@@ -23,44 +23,71 @@ pub struct Location {
 /// set, else `home_folder` in the home directory) and its folders in it.
 struct Tool {
     name: &'static str,
-    variable: &'static str,
+    variable: Option<&'static str>,
     home_folder: &'static str,
     folders: &'static [&'static str],
 }
 
+/// Where editors built on VS Code keep their settings and extension data
+/// (Electron's application data folder): its variable and its folder in the
+/// home directory.
+#[cfg(target_os = "macos")]
+const EDITOR_DATA: (Option<&str>, &str) = (None, "Library/Application Support");
+#[cfg(windows)]
+const EDITOR_DATA: (Option<&str>, &str) = (Some("APPDATA"), "AppData/Roaming");
+#[cfg(not(any(target_os = "macos", windows)))]
+const EDITOR_DATA: (Option<&str>, &str) = (Some("XDG_CONFIG_HOME"), ".config");
+
 /// The default locations, tool by tool (the same on Linux, macOS and
-/// Windows, where the home directory is `%USERPROFILE%`).
+/// Windows, where the home directory is `%USERPROFILE%`, but for the
+/// editors' [`EDITOR_DATA`]).
 const TOOLS: &[Tool] = &[
     Tool {
         name: "Claude Code",
-        variable: "CLAUDE_CONFIG_DIR",
+        variable: Some("CLAUDE_CONFIG_DIR"),
         home_folder: ".claude",
         folders: &["projects"],
     },
     Tool {
         name: "Codex",
-        variable: "CODEX_HOME",
+        variable: Some("CODEX_HOME"),
         home_folder: ".codex",
         folders: &["sessions", "archived_sessions"],
     },
     Tool {
         name: "OpenClaw",
-        variable: "OPENCLAW_STATE_DIR",
+        variable: Some("OPENCLAW_STATE_DIR"),
         home_folder: ".openclaw",
         folders: &["agents"],
     },
     Tool {
         name: "pi",
-        variable: "PI_CODING_AGENT_DIR",
+        variable: Some("PI_CODING_AGENT_DIR"),
         home_folder: ".pi/agent",
         folders: &["sessions"],
     },
     // The variable stands for the home directory itself.
     Tool {
         name: "Gemini CLI",
-        variable: "GEMINI_CLI_HOME",
+        variable: Some("GEMINI_CLI_HOME"),
         home_folder: "",
         folders: &[".gemini/tmp"],
+    },
+    // The database first: a session log of a session it holds adds nothing.
+    Tool {
+        name: "Hermes Agent",
+        variable: Some("HERMES_HOME"),
+        home_folder: ".hermes",
+        folders: &["state.db", "sessions"],
+    },
+    Tool {
+        name: "Cursor",
+        variable: EDITOR_DATA.0,
+        home_folder: EDITOR_DATA.1,
+        folders: &[
+            "Cursor/User/globalStorage/state.vscdb",
+            "Cursor/User/workspaceStorage",
+        ],
     },
 ];
 
@@ -93,12 +120,15 @@ pub fn default_locations(var: impl Fn(&str) -> Option<OsString>) -> Result<Vec<L
     let home = var("HOME").or_else(|| var("USERPROFILE"));
     let mut locations = Vec::new();
     for tool in TOOLS {
-        let base = var(tool.variable)
+        let base = tool
+            .variable
+            .and_then(var)
             .or_else(|| home.as_ref().map(|home| home.join(tool.home_folder)))
             .ok_or_else(|| {
+                let set = tool.variable.map_or("HOME".to_owned(), |v| format!("{v} or HOME"));
                 format!(
-                    "cannot find {}'s default folder: HOME is not set (set {} or HOME, or name the folders)",
-                    tool.name, tool.variable
+                    "cannot find {}'s default folder: HOME is not set (set {set}, or name the folders)",
+                    tool.name
                 )
             })?;
         locations.extend(tool.folders.iter().map(|folder| Location {
@@ -107,4 +137,90 @@ pub fn default_locations(var: impl Fn(&str) -> Option<OsString>) -> Result<Vec<L
         }));
     }
     Ok(locations)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn paths(env: &[(&str, &str)]) -> Vec<(String, PathBuf)> {
+        let env: Vec<(String, OsString)> = env
+            .iter()
+            .map(|(name, value)| (name.to_string(), OsString::from(value)))
+            .collect();
+        default_locations(|name| {
+            env.iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, value)| value.clone())
+        })
+        .unwrap()
+        .into_iter()
+        .map(|location| (location.tool.to_owned(), location.path))
+        .collect()
+    }
+
+    fn of(locations: &[(String, PathBuf)], tool: &str) -> Vec<PathBuf> {
+        locations
+            .iter()
+            .filter(|(name, _)| name == tool)
+            .map(|(_, path)| path.clone())
+            .collect()
+    }
+
+    #[test]
+    fn each_tool_under_home_or_where_its_variable_moves_it() {
+        let home = paths(&[("HOME", "/home/ada")]);
+        assert_eq!(
+            of(&home, "Hermes Agent"),
+            [
+                Path::new("/home/ada/.hermes/state.db"),
+                Path::new("/home/ada/.hermes/sessions")
+            ]
+        );
+        assert_eq!(
+            of(&home, "Gemini CLI"),
+            [Path::new("/home/ada/.gemini/tmp")]
+        );
+        #[cfg(target_os = "linux")]
+        assert_eq!(
+            of(&home, "Cursor")[0],
+            Path::new("/home/ada/.config/Cursor/User/globalStorage/state.vscdb")
+        );
+
+        let moved = paths(&[
+            ("HOME", "/home/ada"),
+            ("CODEX_HOME", "/data/codex"),
+            ("GEMINI_CLI_HOME", "/data/g"),
+            ("XDG_CONFIG_HOME", "/cfg"),
+            ("CLAUDE_CONFIG_DIR", ""),
+        ]);
+        assert_eq!(
+            of(&moved, "Codex"),
+            [
+                Path::new("/data/codex/sessions"),
+                Path::new("/data/codex/archived_sessions")
+            ]
+        );
+        assert_eq!(of(&moved, "Gemini CLI"), [Path::new("/data/g/.gemini/tmp")]);
+        // An empty variable is unset.
+        assert_eq!(
+            of(&moved, "Claude Code"),
+            [Path::new("/home/ada/.claude/projects")]
+        );
+        #[cfg(target_os = "linux")]
+        assert_eq!(
+            of(&moved, "Cursor")[1],
+            Path::new("/cfg/Cursor/User/workspaceStorage")
+        );
+    }
+
+    #[test]
+    fn without_a_home_the_error_names_what_to_set() {
+        let error = default_locations(|_| None).unwrap_err();
+        assert!(
+            error.contains("Claude Code") && error.contains("CLAUDE_CONFIG_DIR or HOME"),
+            "{error}"
+        );
+    }
 }
