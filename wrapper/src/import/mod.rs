@@ -285,6 +285,11 @@ impl std::str::FromStr for Format {
 trait Reader {
     /// Reads one entry (a JSON object) and writes what it holds.
     fn entry(&mut self, entry: Value, out: &mut Writer<'_>) -> Result<()>;
+
+    /// Called after the last line: writes what the reader kept back.
+    fn finish(&mut self, _out: &mut Writer<'_>) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// A line format's reader for one file, with what the file's path says.
@@ -788,6 +793,7 @@ fn read_lines(
             }
         }
     }
+    reader.finish(&mut writer)?;
     writer.finish()?;
     Ok(failure)
 }

@@ -145,6 +145,19 @@ impl<'a> Writer<'a> {
         self.part = part;
     }
 
+    /// Where in the file the writer is: `(line, part)`, see
+    /// [`Writer::set_line`] and [`Writer::set_part`].
+    pub(super) fn position(&self) -> (usize, usize) {
+        (self.line, self.part)
+    }
+
+    /// Goes back to a position [`Writer::position`] gave, to write what was
+    /// read there and kept back.
+    pub(super) fn set_position(&mut self, (line, part): (usize, usize)) {
+        self.line = line;
+        self.part = part;
+    }
+
     /// An id for an entry the host gave none: its position, `L<line>`, or
     /// `L<line>.<part>` for a later object on the same line.
     pub(super) fn position_id(&self) -> String {
