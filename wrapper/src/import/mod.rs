@@ -118,6 +118,7 @@ mod codex;
 mod gemini_cli;
 mod lines;
 mod openclaw;
+mod opencode;
 mod origin;
 mod records;
 mod writer;
@@ -167,11 +168,15 @@ pub enum Format {
     /// Aider chat histories (`.aider.chat.history.md`).
     #[serde(rename = "aider")]
     Aider,
+    /// OpenCode sessions (`storage/session/<project>/ses_*.json`, with
+    /// their messages and parts beside them).
+    #[serde(rename = "opencode")]
+    OpenCode,
 }
 
 impl Format {
     /// Every format, in the order files are tested against them.
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 8] = [
         Format::OpenClaw,
         Format::Codex,
         Format::ChatGpt,
@@ -180,6 +185,7 @@ impl Format {
         Format::GeminiCli,
         Format::ClaudeCode,
         Format::Aider,
+        Format::OpenCode,
     ];
 
     /// The name used in session keys and on the command line.
@@ -192,6 +198,7 @@ impl Format {
             Format::ClaudeAi => "claude-ai",
             Format::GeminiCli => "gemini-cli",
             Format::Aider => "aider",
+            Format::OpenCode => "opencode",
         }
     }
 
@@ -216,6 +223,7 @@ impl Format {
                     || (name.starts_with("session-") && name.ends_with(".json"))
             }
             Format::Aider => name == aider::FILE_NAME,
+            Format::OpenCode => opencode::reads_file_named(name),
         }
     }
 
@@ -228,6 +236,7 @@ impl Format {
             Format::ChatGpt => chatgpt::recognises(entry),
             Format::ClaudeAi => claude_ai::recognises(entry),
             Format::GeminiCli => gemini_cli::recognises(entry),
+            Format::OpenCode => opencode::recognises(entry),
             // Markdown, recognised by its first line (see [`detect`]).
             Format::Aider => false,
         })
@@ -242,6 +251,7 @@ impl Format {
             Format::ChatGpt => Open::Records(chatgpt::open()),
             Format::ClaudeAi => Open::Records(claude_ai::open()),
             Format::GeminiCli => Open::Records(gemini_cli::open()),
+            Format::OpenCode => Open::Records(opencode::open(path)),
             Format::Aider => {
                 let (reader, agent_id) = aider::open(path);
                 Open::Text { reader, agent_id }
@@ -350,6 +360,11 @@ impl ImportReport {
         self.files.iter().map(|f| f.already_present).sum()
     }
 
+    /// Messages rewritten because the host completed them since.
+    pub fn updated(&self) -> usize {
+        self.files.iter().map(|f| f.updated).sum()
+    }
+
     /// Entries that are not conversation, counted by type over all files.
     pub fn skipped_types(&self) -> BTreeMap<&str, usize> {
         let mut total = BTreeMap::new();
@@ -390,6 +405,10 @@ pub struct FileReport {
     pub imported: usize,
     /// Messages the database had already.
     pub already_present: usize,
+    /// Messages the database had already whose content the host has since
+    /// completed (an OpenCode answer imported while it was being written),
+    /// rewritten and indexed again.
+    pub updated: usize,
     /// Entries that are not conversation (progress, snapshots, model
     /// changes, unknown types, …), by type.
     pub skipped_types: BTreeMap<String, usize>,
@@ -409,6 +428,7 @@ impl FileReport {
             sessions_created: 0,
             imported: 0,
             already_present: 0,
+            updated: 0,
             skipped_types: BTreeMap::new(),
             issues: Vec::new(),
             problem: None,
@@ -496,6 +516,15 @@ pub enum Issue {
         /// The leaf id.
         leaf: String,
     },
+    /// A file the session is read from besides the one imported (an
+    /// OpenCode message or part) could not be read, is cut off or is not
+    /// JSON; skipped, the rest of the session imported.
+    SkippedFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 impl Issue {
@@ -528,6 +557,9 @@ impl fmt::Display for Issue {
             ),
             Issue::UnknownLeaf { leaf } => {
                 write!(f, "skipped: leaf {leaf:?} names no message")
+            }
+            Issue::SkippedFile { path, reason } => {
+                write!(f, "skipped {}: {reason}", path.display())
             }
         }
     }
@@ -620,6 +652,23 @@ pub fn is_transcript_name(path: &Path) -> bool {
     Format::ALL
         .into_iter()
         .any(|format| format.reads_file_named(name))
+}
+
+/// The files besides the transcript `path` that its session is read from,
+/// whose changes are changes of the transcript (a program that follows
+/// transcripts by their files' stamps must watch them too): an OpenCode
+/// session file's message files, which a new message adds to and a
+/// finished answer rewrites. None for the other formats, whose sessions are
+/// each one file.
+pub fn companion_files(path: &Path) -> Vec<PathBuf> {
+    let named = path
+        .file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| Format::OpenCode.reads_file_named(name));
+    match named {
+        true => opencode::message_files(path),
+        false => Vec::new(),
+    }
 }
 
 /// Adds the transcripts under `dir` to `files`; a directory that cannot be

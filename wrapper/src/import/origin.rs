@@ -20,11 +20,13 @@ pub struct Origin {
 impl Origin {
     /// The command that resumes the session in its host, for the formats
     /// that have one: `claude --resume <id>` (run in [`Origin::cwd`]: Claude
-    /// Code finds sessions by project directory), `codex resume <id>`.
+    /// Code finds sessions by project directory), `codex resume <id>`,
+    /// `opencode --session <id>` (run in [`Origin::cwd`] too).
     pub fn resume_command(&self) -> Option<String> {
         match self.format {
             Format::ClaudeCode => Some(format!("claude --resume {}", self.host_id)),
             Format::Codex => Some(format!("codex resume {}", self.host_id)),
+            Format::OpenCode => Some(format!("opencode --session {}", self.host_id)),
             Format::OpenClaw
             | Format::ChatGpt
             | Format::ClaudeAi

@@ -233,6 +233,22 @@ impl<'a> Writer<'a> {
     ///
     /// Database failures.
     pub(super) fn message(&mut self, message: HostMessage) -> Result<()> {
+        self.write_message(message, false)
+    }
+
+    /// Writes a message like [`Writer::message`]; one the database has
+    /// already takes the content read now when it differs, for a host that
+    /// writes a message's parts as they come (OpenCode): an answer imported
+    /// while it was being written is completed by the next import.
+    ///
+    /// # Errors
+    ///
+    /// Database failures.
+    pub(super) fn revised_message(&mut self, message: HostMessage) -> Result<()> {
+        self.write_message(message, true)
+    }
+
+    fn write_message(&mut self, message: HostMessage, revise: bool) -> Result<()> {
         if let Some(&(_, first_line)) = self.seen.get(&message.id) {
             self.issue(Issue::DuplicateId {
                 id: message.id,
@@ -266,7 +282,16 @@ impl<'a> Writer<'a> {
             .optional()?;
         let id = match existing {
             Some(id) => {
-                self.report.already_present += 1;
+                let content = Value::Array(message.content).to_string();
+                let changed = revise
+                    && self.store.connection().execute(
+                        "UPDATE messages SET content = ?2 WHERE id = ?1 AND content IS NOT ?2",
+                        (id, &content),
+                    )? > 0;
+                match changed {
+                    true => self.report.updated += 1,
+                    false => self.report.already_present += 1,
+                }
                 id
             }
             None => {
