@@ -4,7 +4,8 @@
 //! [`import_path`] takes a file or a directory (searched recursively for
 //! the names each format's files have: `*.jsonl`, OpenClaw's archives,
 //! `conversations.json`, Gemini CLI's `session-*.json`,
-//! `.aider.chat.history.md`, see [`is_transcript_name`]), recognises each
+//! `.aider.chat.history.md`, OpenCode's `ses_*.json`, see
+//! [`is_transcript_name`]), recognises each
 //! file's [`Format`] from its first entries (or, for a JSON document, its
 //! first record; for Markdown, its first line), and returns an
 //! [`ImportReport`]. These formats are read:
@@ -13,11 +14,12 @@
 //! | --- | --- | --- | --- |
 //! | [`Format::ClaudeCode`] | `~/.claude/projects/<project>/<session>.jsonl`, and `<session>/subagents/agent-<id>.jsonl` | `claude-code:<sessionId>`; a subagent `claude-code:<sessionId>:agent-<id>`, spawned by its session | the project directory's name |
 //! | [`Format::OpenClaw`] | OpenClaw and pi-agent session files (a `{"type":"session"}` header, then entries) | `openclaw:<id>`, spawned by `openclaw:<parentSession>` | `<agent>` for `agents/<agent>/sessions/`, else `openclaw` |
-//! | [`Format::Codex`] | Codex CLI rollouts, `rollout-*.jsonl` | `codex:<id>` | `codex` |
+//! | [`Format::Codex`] | Codex CLI rollouts, `rollout-*.jsonl`; an `agent_message` / `user_message` event that no `response_item` message repeats is a message | `codex:<id>` | `codex` |
 //! | [`Format::ChatGpt`] | a ChatGPT data export's `conversations.json`: an array of conversations, each a tree of nodes (`mapping`); the active branch ends at `current_node` | `chatgpt:<id>`, one per conversation | `chatgpt` |
 //! | [`Format::ClaudeAi`] | a Claude.ai data export's `conversations.json`: an array of conversations with `chat_messages` (`sender` `human` / `assistant`), in time order, or a tree by `parent_message_uuid` | `claude-ai:<uuid>`, one per conversation | `claude-ai` |
 //! | [`Format::GeminiCli`] | Gemini CLI sessions, `~/.gemini/tmp/<project>/chats/session-*.json` (one JSON object with `messages`) or `session-*.jsonl` (a header line, message records, `$set` updates; a record written again replaces the first) | `gemini-cli:<sessionId>` | `gemini-cli` |
 //! | [`Format::Aider`] | Aider's `.aider.chat.history.md`: a session per run (`# aider chat started at <time>`), `#### ` lines the user's, `> ` block quotes aider's notes (`system`), the rest the answer; the run's start is every message's time | `aider:<directory>:<start>`, messages `L<line>` | the directory the file is in |
+//! | [`Format::OpenCode`] | OpenCode's JSON storage: `storage/session/<project>/ses_*.json` (the file imported), its messages in `storage/message/<session>/`, their parts in `storage/part/<message>/` (or the legacy flat `storage/part/`); messages in time order, one after the other; the active branch ends before the session's `revert` | `opencode:<sessionID>`, spawned by `opencode:<parentID>` | `opencode` |
 //!
 //! [`ImportOptions::agent_id`] overrides the agent for every file.
 //!
@@ -55,6 +57,17 @@
 //!   previous message, not the stale parent it was written with; a
 //!   compaction boundary whose logical parent is not in the file continues
 //!   after the previous message, silently.
+//! - OpenCode: text parts are searchable, `synthetic` ones (text OpenCode
+//!   wrote, such as an attached file's content) context; reasoning, tool
+//!   calls with their output (kept in the answer that made them), files,
+//!   patches, snapshots and the other parts are stored under their types,
+//!   not searchable; a compaction's summary is `system`. OpenCode writes an
+//!   answer's parts as they come: one imported while it was being written
+//!   takes the content of its files at the next import
+//!   ([`FileReport::updated`]). A message or part file that cannot be read,
+//!   is cut off or is not JSON is reported as [`Issue::SkippedFile`] and
+//!   left out; its message is never rewritten from the rest. A session's
+//!   message files are its [`companion_files`].
 //! - The host's entry id goes in `messages.message_id` (Codex rollouts have
 //!   none: the line number, `L<n>`, stands in). Parents are mapped to
 //!   `messages.id`, through entries that are not messages (progress, model
@@ -70,7 +83,8 @@
 //!   `(session_key, message_id)` (an index that `sql/import.sql` adds).
 //! - Where each session came from, its [`Origin`]: format, the host's id for
 //!   it and the working directory it ran in (Claude Code entries' `cwd`, the
-//!   Codex `session_meta` and OpenClaw session header's), in a table of
+//!   Codex `session_meta`, OpenClaw session header's and an OpenCode
+//!   session's `directory`), in a table of
 //!   `sql/import.sql` that no SQL function needs; read it with [`origin`].
 //!
 //! A file that is one JSON document (a data export) is read record by record
@@ -643,7 +657,9 @@ pub fn find_transcripts(path: &Path) -> Result<(Vec<PathBuf>, ImportReport)> {
 /// its session's header, so it imports into the same session as the file
 /// it was renamed from); `conversations.json`, the conversations of a
 /// ChatGPT or Claude.ai data export; `session-*.json`, a Gemini CLI
-/// session; and `.aider.chat.history.md`, Aider's chat history. No other `*.json` file is read (Gemini CLI's `logs.json`,
+/// session; `.aider.chat.history.md`, Aider's chat history; and
+/// `ses_*.json`, an OpenCode session (whose messages and parts, in other
+/// files, are read with it). No other `*.json` file is read (Gemini CLI's `logs.json`,
 /// which repeats the prompts of its sessions, neither).
 pub fn is_transcript_name(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
