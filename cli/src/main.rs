@@ -82,8 +82,8 @@ enum Command {
     /// directories searched recursively for *.jsonl, e.g. ~/.claude/projects
     Import(ImportArgs),
     /// Import what is new in the transcript folders of Claude Code, Codex,
-    /// OpenClaw and pi (or the folders named), once or, with --watch, as
-    /// they change
+    /// OpenClaw, pi and OpenCode (or the folders named), once or, with
+    /// --watch, as they change
     Sync(sync::SyncArgs),
     /// Search for words and "quoted phrases"
     Search(SearchArgs),

@@ -3,7 +3,12 @@
 //!
 //! A pass walks every folder, compares each transcript's stamp (device,
 //! inode, size, modification time) with the one it had when last read
-//! (`sql/sync.sql`), and imports only the files that changed. A changed file
+//! (`sql/sync.sql`), and imports only the files that changed. A transcript
+//! whose session is spread over other files too (an OpenCode session file,
+//! whose messages are files of their own: see
+//! [`session_search::import::companion_files`]) is stamped with them: its
+//! size is theirs summed, its time the latest, so a new message, or an
+//! answer finished, makes the session read again. A changed file
 //! is read again from its start: the importer recognises the messages it
 //! stored before by their ids, so a grown file adds its new lines, a last
 //! line still being written waits for the next pass, and a file truncated or
@@ -22,7 +27,9 @@
 use crate::Failure;
 use notify::event::ModifyKind;
 use notify::{Event, EventKind, RecursiveMode, Watcher};
-use session_search::import::{find_transcripts, import_files, ImportOptions, ImportReport};
+use session_search::import::{
+    companion_files, find_transcripts, import_files, ImportOptions, ImportReport,
+};
 use session_search::Store;
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -63,6 +70,7 @@ pub struct Source {
 /// | Codex | `$CODEX_HOME/sessions` and `archived_sessions`, else under `~/.codex` |
 /// | OpenClaw | `$OPENCLAW_STATE_DIR/agents`, else `~/.openclaw/agents` |
 /// | pi | `$PI_CODING_AGENT_DIR/sessions`, else `~/.pi/agent/sessions` |
+/// | OpenCode | `$XDG_DATA_HOME/opencode/storage`, else `~/.local/share/opencode/storage` |
 ///
 /// `var` reads the environment (empty values count as unset).
 pub fn default_sources(var: impl Fn(&str) -> Option<OsString>) -> Result<Vec<Source>, String> {
@@ -83,6 +91,7 @@ pub fn default_sources(var: impl Fn(&str) -> Option<OsString>) -> Result<Vec<Sou
     let codex = base("CODEX_HOME", ".codex")?;
     let openclaw = base("OPENCLAW_STATE_DIR", ".openclaw")?;
     let pi = base("PI_CODING_AGENT_DIR", ".pi/agent")?;
+    let data = base("XDG_DATA_HOME", ".local/share")?;
     Ok(vec![
         Source {
             tool: "Claude Code",
@@ -103,6 +112,10 @@ pub fn default_sources(var: impl Fn(&str) -> Option<OsString>) -> Result<Vec<Sou
         Source {
             tool: "pi",
             path: pi.join("sessions"),
+        },
+        Source {
+            tool: "OpenCode",
+            path: data.join("opencode").join("storage"),
         },
     ])
 }
@@ -151,6 +164,20 @@ struct Stamp {
 }
 
 impl Stamp {
+    /// The stamp of the transcript `path`, with its companion files'.
+    fn of_transcript(path: &Path) -> std::io::Result<Stamp> {
+        let mut stamp = Stamp::of(&std::fs::metadata(path)?);
+        for companion in companion_files(path) {
+            // One gone meanwhile changes the sum as well.
+            if let Ok(metadata) = std::fs::metadata(companion) {
+                let other = Stamp::of(&metadata);
+                stamp.size += other.size;
+                stamp.modified = stamp.modified.max(other.modified);
+            }
+        }
+        Ok(stamp)
+    }
+
     fn of(metadata: &Metadata) -> Stamp {
         let modified = metadata
             .modified()
@@ -211,8 +238,8 @@ impl<'a> Syncer<'a> {
             for file in files {
                 // A file gone between the walk and now is picked up as
                 // forgotten by the next pass.
-                if let Ok(metadata) = std::fs::metadata(&file) {
-                    found.push((file, Stamp::of(&metadata)));
+                if let Ok(stamp) = Stamp::of_transcript(&file) {
+                    found.push((file, stamp));
                 }
             }
         }
