@@ -217,9 +217,13 @@ fn pretty_printed_session_files_and_their_message_files() {
 #[test]
 fn messages_added_later_are_picked_up_and_nothing_twice() {
     let (_dir, storage) = copied("storage_v2");
+    // Files OpenCode names after sessions elsewhere are not sessions.
+    write_json(&storage, "session_diff/ses_s_stage0_small.json", &json!([]));
+    write_json(&storage, "todo/ses_s_stage0_small.json", &json!([]));
     let store = Store::open_in_memory().unwrap();
     let first = import(&store, &storage);
     assert_eq!(first.imported(), 6);
+    assert_eq!(first.files.len(), 2, "{first:#?}");
 
     add_message(
         &storage,

@@ -658,16 +658,19 @@ pub fn find_transcripts(path: &Path) -> Result<(Vec<PathBuf>, ImportReport)> {
 /// it was renamed from); `conversations.json`, the conversations of a
 /// ChatGPT or Claude.ai data export; `session-*.json`, a Gemini CLI
 /// session; `.aider.chat.history.md`, Aider's chat history; and
-/// `ses_*.json`, an OpenCode session (whose messages and parts, in other
-/// files, are read with it). No other `*.json` file is read (Gemini CLI's `logs.json`,
+/// `ses_*.json` in a `session/<project>/` folder, an OpenCode session
+/// (whose messages and parts, in other files, are read with it). No other `*.json` file is read (Gemini CLI's `logs.json`,
 /// which repeats the prompts of its sessions, neither).
 pub fn is_transcript_name(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
         return false;
     };
-    Format::ALL
-        .into_iter()
-        .any(|format| format.reads_file_named(name))
+    Format::ALL.into_iter().any(|format| {
+        format.reads_file_named(name)
+            // OpenCode keeps other files named after sessions too
+            // (`session_diff/`, `todo/`, `session_share/`).
+            && (format != Format::OpenCode || opencode::in_session_folder(path))
+    })
 }
 
 /// The files besides the transcript `path` that its session is read from,
@@ -680,7 +683,8 @@ pub fn companion_files(path: &Path) -> Vec<PathBuf> {
     let named = path
         .file_name()
         .and_then(|name| name.to_str())
-        .is_some_and(|name| Format::OpenCode.reads_file_named(name));
+        .is_some_and(|name| Format::OpenCode.reads_file_named(name))
+        && opencode::in_session_folder(path);
     match named {
         true => opencode::message_files(path),
         false => Vec::new(),

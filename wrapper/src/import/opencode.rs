@@ -19,7 +19,7 @@
 //!   `part/<partID>.json` with a `messageID`.
 //!
 //! The session file is what an import reads (a directory import finds it by
-//! its name, `ses_*.json`, and its content); its messages and their parts
+//! its name, `ses_*.json` in `session/<project>/`, and its content); its messages and their parts
 //! are read from the `message/` and `part/` folders beside `session/`. A
 //! message or part file that cannot be read, is cut off or is not JSON is
 //! reported by its path and left out; a message whose parts were not all
@@ -61,6 +61,15 @@ const BOOKKEEPING_PARTS: [&str; 2] = ["step-start", "step-finish"];
 /// `ses_<id>.json`.
 pub(super) fn reads_file_named(name: &str) -> bool {
     name.starts_with("ses_") && name.ends_with(".json")
+}
+
+/// Whether `path` is in a `session/<project>/` folder, where OpenCode keeps
+/// its session files (other folders hold files named after sessions too).
+pub(super) fn in_session_folder(path: &Path) -> bool {
+    path.ancestors()
+        .nth(2)
+        .and_then(Path::file_name)
+        .is_some_and(|name| name == "session")
 }
 
 /// Whether `record` is an OpenCode session.
