@@ -149,15 +149,16 @@ struct ImportArgs {
     home: Option<PathBuf>,
     /// Read every file as this format instead of recognising it
     /// (claude-code, openclaw, codex, chatgpt, claude-ai, gemini-cli,
-    /// aider, hermes, cursor, specstory)
+    /// aider, opencode, hermes, cursor, specstory)
     #[arg(long)]
     format: Option<Format>,
     /// The agent_id of the sessions created [default: per format: the
     /// project directory for Claude Code, the agent directory or "openclaw"
     /// for OpenClaw, "codex" for Codex, "chatgpt" and "claude-ai" for their
     /// data exports, "gemini-cli" for Gemini CLI, the project directory for
-    /// Aider, "hermes" (or "hermes-<profile>") for Hermes Agent, "cursor" for
-    /// Cursor, the tool its header names for SpecStory]
+    /// Aider, "opencode" for OpenCode, "hermes" (or "hermes-<profile>") for
+    /// Hermes Agent, "cursor" for Cursor, the tool its header names for
+    /// SpecStory]
     #[arg(long)]
     agent_id: Option<String>,
     /// Skip lines longer than this many bytes
@@ -640,7 +641,7 @@ fn describe_import(paths: &[PathBuf], report: &ImportReport, indexed: i64) -> St
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         let _ = writeln!(
             out,
-            "No transcripts (*.jsonl, conversations.json, session-*.json, .aider.chat.history.md, state.db, state.vscdb, SpecStory *.md) found in {}.",
+            "No transcripts (*.jsonl, conversations.json, session-*.json, .aider.chat.history.md, OpenCode ses_*.json, state.db, state.vscdb, SpecStory *.md) found in {}.",
             names.join(", ")
         );
     }

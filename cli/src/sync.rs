@@ -3,7 +3,12 @@
 //!
 //! A pass walks every folder, compares each transcript's stamp (device,
 //! inode, size, modification time) with the one it had when last read
-//! (`sql/sync.sql`), and imports only the files that changed. A changed file
+//! (`sql/sync.sql`), and imports only the files that changed. A transcript
+//! whose session is spread over other files too (an OpenCode session file,
+//! whose messages are files of their own: see
+//! [`session_search::import::companion_files`]) is stamped with them: its
+//! size is theirs summed, its time the latest, so a new message, or an
+//! answer finished, makes the session read again. A changed file
 //! is read again from its start: the importer recognises the messages it
 //! stored before by their ids, so a grown file adds its new lines, a last
 //! line still being written waits for the next pass, and a file truncated or
@@ -23,7 +28,8 @@ use crate::Failure;
 use notify::event::ModifyKind;
 use notify::{Event, EventKind, RecursiveMode, Watcher};
 use session_search::import::{
-    default_locations, find_transcripts, import_files, ImportOptions, ImportReport, Location,
+    companion_files, default_locations, find_transcripts, import_files, ImportOptions,
+    ImportReport, Location,
 };
 use session_search::Store;
 use std::collections::{HashMap, HashSet};
@@ -89,6 +95,20 @@ struct Stamp {
 }
 
 impl Stamp {
+    /// The stamp of the transcript `path`, with its companion files'.
+    fn of_transcript(path: &Path) -> std::io::Result<Stamp> {
+        let mut stamp = Stamp::of(&std::fs::metadata(path)?);
+        for companion in companion_files(path) {
+            // One gone meanwhile changes the sum as well.
+            if let Ok(metadata) = std::fs::metadata(companion) {
+                let other = Stamp::of(&metadata);
+                stamp.size += other.size;
+                stamp.modified = stamp.modified.max(other.modified);
+            }
+        }
+        Ok(stamp)
+    }
+
     fn of(metadata: &Metadata) -> Stamp {
         let modified = metadata
             .modified()
@@ -149,8 +169,8 @@ impl<'a> Syncer<'a> {
             for file in files {
                 // A file gone between the walk and now is picked up as
                 // forgotten by the next pass.
-                if let Ok(metadata) = std::fs::metadata(&file) {
-                    found.push((file, Stamp::of(&metadata)));
+                if let Ok(stamp) = Stamp::of_transcript(&file) {
+                    found.push((file, stamp));
                 }
             }
         }

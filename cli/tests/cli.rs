@@ -180,7 +180,7 @@ fn import_problems() {
     std::fs::create_dir(&empty).unwrap();
     let out = ok(&db, &["import", empty.to_str().unwrap()]);
     assert!(
-        out.contains("No transcripts (*.jsonl, conversations.json, session-*.json, .aider.chat.history.md, state.db, state.vscdb, SpecStory *.md) found in"),
+        out.contains("No transcripts (*.jsonl, conversations.json, session-*.json, .aider.chat.history.md, OpenCode ses_*.json, state.db, state.vscdb, SpecStory *.md) found in"),
         "{out}"
     );
 

@@ -1,6 +1,6 @@
 //! `session-search sync [--watch]`, run as a user runs it: a temporary home
-//! directory with the transcript folders of Claude Code, Codex and OpenClaw,
-//! changed between passes and while watching.
+//! directory with the transcript folders of Claude Code, Codex, OpenClaw and
+//! OpenCode, changed between passes and while watching.
 
 use serde_json::{json, Value};
 use std::fs;
@@ -11,12 +11,15 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// The tools' own variables, which would move the default folders.
-const TOOL_VARIABLES: [&str; 5] = [
+const TOOL_VARIABLES: &[&str] = &[
     "CLAUDE_CONFIG_DIR",
     "CODEX_HOME",
     "OPENCLAW_STATE_DIR",
     "PI_CODING_AGENT_DIR",
     "GEMINI_CLI_HOME",
+    "HERMES_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
 ];
 
 const SESSION: &str = "openclaw:5e55a0c1-0000-4000-8000-000000000001";
@@ -396,4 +399,64 @@ fn watch_follows_appends_partial_lines_renames_and_deletions() {
     }
     assert_eq!(home.hits("sprocket"), [SESSION]);
     assert_eq!(home.count("SELECT count(*) FROM messages"), 3);
+}
+
+/// Writes an OpenCode message of `ses_sync` with one text part (an answer
+/// with no `time.completed` yet while `done` is false), under the default
+/// storage folder.
+fn opencode_message(home: &Home, id: &str, role: &str, text: &str, done: bool) {
+    let storage = home.path(".local/share/opencode/storage");
+    let mut time = json!({"created": 1_730_000_000_000_i64 + id.len() as i64});
+    if done {
+        time["completed"] = json!(1_730_000_100_000_i64);
+    }
+    let message = json!({"id": id, "sessionID": "ses_sync", "role": role, "time": time});
+    let part = json!({"id": format!("prt_{id}"), "sessionID": "ses_sync", "messageID": id,
+                      "type": "text", "text": text});
+    for (path, value) in [
+        (format!("message/ses_sync/{id}.json"), message),
+        (format!("part/{id}/prt_{id}.json"), part),
+    ] {
+        let path = storage.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, serde_json::to_vec_pretty(&value).unwrap()).unwrap();
+    }
+}
+
+#[test]
+fn an_opencode_session_is_read_again_when_its_message_files_change() {
+    let home = Home::new();
+    let session = home.path(".local/share/opencode/storage/session/global/ses_sync.json");
+    fs::create_dir_all(session.parent().unwrap()).unwrap();
+    let info = json!({"id": "ses_sync", "projectID": "global", "directory": "/home/dev/shop",
+                      "title": "Sync", "time": {"created": 1_730_000_000_000_i64, "updated": 1_730_000_000_000_i64}});
+    fs::write(&session, serde_json::to_vec_pretty(&info).unwrap()).unwrap();
+    opencode_message(&home, "msg_1", "user", "where is the invoice ledger", true);
+    let first = home.sync();
+    assert_eq!(first["files"][0]["imported"], 1, "{first}");
+    assert_eq!(home.hits("ledger"), ["opencode:ses_sync"]);
+
+    // A new message is a file of its own: the session file is untouched,
+    // but the session is read again.
+    opencode_message(&home, "msg_22", "assistant", "the sprocket", false);
+    let grown = home.sync();
+    assert_eq!(grown["files"][0]["imported"], 1, "{grown}");
+    assert_eq!(home.hits("sprocket"), ["opencode:ses_sync"]);
+
+    // The answer finishes: its part and its message file are written again.
+    opencode_message(
+        &home,
+        "msg_22",
+        "assistant",
+        "the sprocket ledger is ready",
+        true,
+    );
+    let finished = home.sync();
+    assert_eq!(finished["files"][0]["updated"], 1, "{finished}");
+    assert_eq!(home.hits("ready"), ["opencode:ses_sync"]);
+
+    let idle = home.sync();
+    assert_eq!(idle["files"], json!([]));
+    assert_eq!(idle["unchanged"], 1);
+    assert_eq!(home.count("SELECT count(*) FROM messages"), 2);
 }

@@ -308,6 +308,128 @@ fn codex_rollouts_without_injected_text_or_duplicate_events() {
     assert_eq!(hit_sessions(&store, "flaky"), [LEGACY]);
 }
 
+/// A Codex rollout line of `kind` with `payload`.
+fn codex_line(kind: &str, payload: &str) -> String {
+    format!(r#"{{"timestamp":"2025-09-16T06:00:00Z","type":"{kind}","payload":{payload}}}"#) + "\n"
+}
+
+fn codex_said(role: &str, text: &str) -> String {
+    let block = if role == "user" {
+        "input_text"
+    } else {
+        "output_text"
+    };
+    codex_line(
+        "response_item",
+        &format!(
+            r#"{{"type":"message","role":"{role}","content":[{{"type":"{block}","text":"{text}"}}]}}"#
+        ),
+    )
+}
+
+fn codex_event(kind: &str, text: &str) -> String {
+    codex_line(
+        "event_msg",
+        &format!(r#"{{"type":"{kind}","message":"{text}"}}"#),
+    )
+}
+
+#[test]
+fn codex_agent_message_without_its_twin_in_a_real_rollout() {
+    // An answer whose turn was interrupted before its response item was
+    // written: only the agent_message event (line 355) holds it.
+    // A resumed rollout: its first session_meta names the session.
+    const CPOLAR: &str = "codex:9cd28a74-da7e-4458-a91a-fffec2be9d7a";
+    let (store, report) = imported(&shared_fixtures("codex").join("Hoper-J-cpolar-connect"));
+    assert!(report.issues().next().is_none(), "{report:#?}");
+    // The 188 response items and the one event.
+    assert_eq!(report.imported(), 188 + 1);
+    assert_eq!(
+        hits(&store, "现在尝试写入变更"),
+        [(CPOLAR.to_owned(), "L355".to_owned())]
+    );
+    assert_eq!(column(&store, CPOLAR, "L355", "role"), "assistant");
+    // The 33 events of user and assistant messages repeat 32 items: each
+    // message once.
+    assert_eq!(skipped(&report.files[0], "event_msg"), 190 - 1);
+    assert_eq!(hits(&store, "\"可以直接放在docstring\"").len(), 1);
+    let again = import(
+        &store,
+        &shared_fixtures("codex").join("Hoper-J-cpolar-connect"),
+    );
+    assert_eq!((again.imported(), again.already_present()), (0, 189));
+}
+
+#[test]
+fn codex_events_without_a_twin_are_messages_and_twins_are_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir
+        .path()
+        .join("rollout-2025-09-16T06-00-00-0199f0a0-0000-7000-8000-000000000001.jsonl");
+    let key = "codex:twins";
+    let call = r#"{"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"}"#;
+    let lines = [
+        codex_line("session_meta", r#"{"id":"twins","cwd":"/srv"}"#),
+        // 2-3: the prompt, then its event (the twin before).
+        codex_said("user", "deploy the gateway"),
+        codex_event("user_message", "deploy the gateway"),
+        codex_line("turn_context", r#"{"cwd":"/srv"}"#),
+        // 5-6: the answer's event, then its item (the twin after).
+        codex_event("agent_message", "checking the gateway"),
+        codex_said("assistant", "checking the gateway"),
+        // 7: an answer never written as an item; the call after it waits
+        // behind it and keeps its place.
+        codex_event("agent_message", "rolling back the canary"),
+        codex_line("response_item", call),
+        codex_line(
+            "event_msg",
+            r#"{"type":"turn_aborted","reason":"interrupted"}"#,
+        ),
+        // 10: a prompt only its event holds.
+        codex_event("user_message", "resume with the canary"),
+        codex_line("turn_context", r#"{"cwd":"/srv"}"#),
+        // 12: the file ends with an event whose twin may still come.
+        codex_event("agent_message", "the canary is green"),
+    ];
+    fs::write(&path, lines.concat()).unwrap();
+    let (store, report) = imported(&path);
+    assert!(report.issues().next().is_none(), "{report:#?}");
+    assert_eq!(branch(&store, key), ["L2", "L6", "L7", "L8", "L10"]);
+    assert_eq!(skipped(&report.files[0], "event_msg"), 3);
+    assert_eq!(hits(&store, "gateway").len(), 2);
+    assert_eq!(
+        hits(&store, "canary"),
+        [
+            (key.to_owned(), "L10".to_owned()),
+            (key.to_owned(), "L7".to_owned())
+        ]
+    );
+    assert_eq!(column(&store, key, "L7", "role"), "assistant");
+    assert_eq!(column(&store, key, "L10", "role"), "user");
+    assert!(hits(&store, "green").is_empty());
+
+    // Its twin written: the answer once, as its item.
+    let grown = [
+        lines.concat(),
+        codex_said("assistant", "the canary is green"),
+    ]
+    .concat();
+    fs::write(&path, grown).unwrap();
+    let again = import(&store, &path);
+    assert_eq!((again.imported(), again.already_present()), (1, 5));
+    assert_eq!(hits(&store, "green"), [(key.to_owned(), "L13".to_owned())]);
+
+    // Without its twin, the turn's end makes it the answer.
+    let ended = [
+        lines.concat(),
+        codex_line("event_msg", r#"{"type":"task_complete"}"#),
+    ]
+    .concat();
+    fs::write(&path, ended).unwrap();
+    let (fresh, _) = imported(&path);
+    assert_eq!(hits(&fresh, "green"), [(key.to_owned(), "L12".to_owned())]);
+}
+
 #[test]
 fn importing_again_adds_nothing() {
     let store = Store::open_in_memory().unwrap();

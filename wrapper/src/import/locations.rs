@@ -73,6 +73,12 @@ const TOOLS: &[Tool] = &[
         home_folder: "",
         folders: &[".gemini/tmp"],
     },
+    Tool {
+        name: "OpenCode",
+        variable: Some("XDG_DATA_HOME"),
+        home_folder: ".local/share",
+        folders: &["opencode/storage"],
+    },
     // The database first: a session log of a session it holds adds nothing.
     Tool {
         name: "Hermes Agent",

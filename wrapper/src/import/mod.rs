@@ -5,18 +5,19 @@
 //! [`import_path`] takes a file or a directory (searched recursively for
 //! the names each format's files have: `*.jsonl`, OpenClaw's archives,
 //! `conversations.json`, Gemini CLI's `session-*.json`,
-//! `.aider.chat.history.md`, Hermes's `state.db` and `session_*.json`,
-//! Cursor's `state.vscdb`, SpecStory's `<date>_<time>-<title>.md`, see
-//! [`is_transcript_name`]), recognises each file's [`Format`] from its
-//! first entries (or, for a JSON document, its first record; for Markdown,
-//! its first line; for a database, the SQLite header and its tables), and
-//! returns an [`ImportReport`]. These formats are read:
+//! `.aider.chat.history.md`, OpenCode's `ses_*.json`, Hermes's `state.db`
+//! and `session_*.json`, Cursor's `state.vscdb`, SpecStory's
+//! `<date>_<time>-<title>.md`, see [`is_transcript_name`]), recognises each
+//! file's [`Format`] from its first entries (or, for a JSON document, its
+//! first record; for Markdown, its first line; for a database, the SQLite
+//! header and its tables), and returns an [`ImportReport`]. These formats
+//! are read:
 //!
 //! | format | files | session key | default `agent_id` |
 //! | --- | --- | --- | --- |
 //! | [`Format::ClaudeCode`] | `~/.claude/projects/<project>/<session>.jsonl`, and `<session>/subagents/agent-<id>.jsonl` | `claude-code:<sessionId>`; a subagent `claude-code:<sessionId>:agent-<id>`, spawned by its session | the project directory's name |
 //! | [`Format::OpenClaw`] | OpenClaw and pi-agent session files (a `{"type":"session"}` header, then entries) | `openclaw:<id>`, spawned by `openclaw:<parentSession>` | `<agent>` for `agents/<agent>/sessions/`, else `openclaw` |
-//! | [`Format::Codex`] | Codex CLI rollouts, `rollout-*.jsonl` | `codex:<id>` | `codex` |
+//! | [`Format::Codex`] | Codex CLI rollouts, `rollout-*.jsonl`; an `agent_message` / `user_message` event that no `response_item` message repeats is a message | `codex:<id>` | `codex` |
 //! | [`Format::ChatGpt`] | a ChatGPT data export's `conversations.json`: an array of conversations, each a tree of nodes (`mapping`); the active branch ends at `current_node` | `chatgpt:<id>`, one per conversation | `chatgpt` |
 //! | [`Format::ClaudeAi`] | a Claude.ai data export's `conversations.json`: an array of conversations with `chat_messages` (`sender` `human` / `assistant`), in time order, or a tree by `parent_message_uuid` | `claude-ai:<uuid>`, one per conversation | `claude-ai` |
 //! | [`Format::GeminiCli`] | Gemini CLI sessions, `~/.gemini/tmp/<project>/chats/session-*.json` (one JSON object with `messages`) or `session-*.jsonl` (a header line, message records, `$set` updates; a record written again replaces the first) | `gemini-cli:<sessionId>` | `gemini-cli` |
@@ -24,6 +25,7 @@
 //! | [`Format::Hermes`] | Hermes Agent's session store `~/.hermes/state.db` (SQLite: `sessions`, `messages`); a session with a `parent_session_id` (continuation, branch, subagent) is spawned by it; a turn undone with `/undo` is off the active branch. Its JSON logs `sessions/session_<id>.json`, unless `state.db` gave the session | `hermes:<id>`, messages by row id (`m<n>` in a log) | `hermes`, or `hermes-<name>` for a profile |
 //! | [`Format::Cursor`] | Cursor's `state.vscdb` (SQLite): `cursorDiskKV`'s `composerData:<id>` conversations and `bubbleId:<id>:<bubble>` messages, an older workspace's chat tabs in `ItemTable`; a composer's sub-composers are spawned by it | `cursor:<composerId>`, messages by bubble id | `cursor` |
 //! | [`Format::SpecStory`] | SpecStory's Markdown exports, `.specstory/history/*.md`: a message per `_**User**_` / `_**Assistant**_` turn; thinking and tool use not searchable | `specstory:<session id>`, messages `L<line>` | the tool its header names (`cursor`) |
+//! | [`Format::OpenCode`] | OpenCode's JSON storage: `storage/session/<project>/ses_*.json` (the file imported), its messages in `storage/message/<session>/`, their parts in `storage/part/<message>/` (or the legacy flat `storage/part/`); messages in time order, one after the other; the active branch ends before the session's `revert` | `opencode:<sessionID>`, spawned by `opencode:<parentID>` | `opencode` |
 //!
 //! [`ImportOptions::agent_id`] overrides the agent for every file.
 //!
@@ -61,6 +63,17 @@
 //!   previous message, not the stale parent it was written with; a
 //!   compaction boundary whose logical parent is not in the file continues
 //!   after the previous message, silently.
+//! - OpenCode: text parts are searchable, `synthetic` ones (text OpenCode
+//!   wrote, such as an attached file's content) context; reasoning, tool
+//!   calls with their output (kept in the answer that made them), files,
+//!   patches, snapshots and the other parts are stored under their types,
+//!   not searchable; a compaction's summary is `system`. OpenCode writes an
+//!   answer's parts as they come: one imported while it was being written
+//!   takes the content of its files at the next import
+//!   ([`FileReport::updated`]). A message or part file that cannot be read,
+//!   is cut off or is not JSON is reported as [`Issue::SkippedFile`] and
+//!   left out; its message is never rewritten from the rest. A session's
+//!   message files are its [`companion_files`].
 //! - The host's entry id goes in `messages.message_id` (Codex rollouts have
 //!   none: the line number, `L<n>`, stands in). Parents are mapped to
 //!   `messages.id`, through entries that are not messages (progress, model
@@ -76,8 +89,8 @@
 //!   `(session_key, message_id)` (an index that `sql/import.sql` adds).
 //! - Where each session came from, its [`Origin`]: format, the host's id for
 //!   it and the working directory it ran in (Claude Code entries' `cwd`, the
-//!   Codex `session_meta` and OpenClaw session header's, Hermes's
-//!   `sessions.cwd`), in a table of
+//!   Codex `session_meta`, OpenClaw session header's, an OpenCode
+//!   session's `directory`, Hermes's `sessions.cwd`), in a table of
 //!   `sql/import.sql` that no SQL function needs; read it with [`origin`].
 //!
 //! A file that is one JSON document (a data export) is read record by record
@@ -136,6 +149,7 @@ mod hermes;
 mod lines;
 mod locations;
 mod openclaw;
+mod opencode;
 mod origin;
 mod records;
 mod specstory;
@@ -197,11 +211,15 @@ pub enum Format {
     /// SpecStory's Markdown exports of chats (`.specstory/history/*.md`).
     #[serde(rename = "specstory")]
     SpecStory,
+    /// OpenCode sessions (`storage/session/<project>/ses_*.json`, with
+    /// their messages and parts beside them).
+    #[serde(rename = "opencode")]
+    OpenCode,
 }
 
 impl Format {
     /// Every format, in the order files are tested against them.
-    pub const ALL: [Format; 10] = [
+    pub const ALL: [Format; 11] = [
         Format::OpenClaw,
         Format::Codex,
         Format::ChatGpt,
@@ -213,6 +231,7 @@ impl Format {
         Format::Aider,
         Format::Cursor,
         Format::SpecStory,
+        Format::OpenCode,
     ];
 
     /// The name used in session keys and on the command line.
@@ -228,6 +247,7 @@ impl Format {
             Format::Hermes => "hermes",
             Format::Cursor => "cursor",
             Format::SpecStory => "specstory",
+            Format::OpenCode => "opencode",
         }
     }
 
@@ -256,6 +276,7 @@ impl Format {
             Format::Hermes => hermes::reads_file_named(name),
             Format::Cursor => name == cursor::DATABASE_NAME,
             Format::SpecStory => specstory::reads_file_named(name),
+            Format::OpenCode => opencode::reads_file_named(name),
         }
     }
 
@@ -270,6 +291,7 @@ impl Format {
             Format::GeminiCli => gemini_cli::recognises(entry),
             // Its session logs; its database is recognised by its tables.
             Format::Hermes => hermes::recognises(entry),
+            Format::OpenCode => opencode::recognises(entry),
             // Markdown, recognised by its first line, and databases, by
             // their tables (see [`detect`]).
             Format::Aider | Format::SpecStory | Format::Cursor => false,
@@ -285,6 +307,7 @@ impl Format {
             Format::ChatGpt => Open::Records(chatgpt::open()),
             Format::ClaudeAi => Open::Records(claude_ai::open()),
             Format::GeminiCli => Open::Records(gemini_cli::open()),
+            Format::OpenCode => Open::Records(opencode::open(path)),
             Format::Aider => {
                 let (reader, agent_id) = aider::open(path);
                 Open::Text { reader, agent_id }
@@ -340,6 +363,11 @@ impl std::str::FromStr for Format {
 trait Reader {
     /// Reads one entry (a JSON object) and writes what it holds.
     fn entry(&mut self, entry: Value, out: &mut Writer<'_>) -> Result<()>;
+
+    /// Called after the last line: writes what the reader kept back.
+    fn finish(&mut self, _out: &mut Writer<'_>) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// A line format's reader for one file, with what the file's path says.
@@ -400,6 +428,11 @@ impl ImportReport {
         self.files.iter().map(|f| f.already_present).sum()
     }
 
+    /// Messages rewritten because the host completed them since.
+    pub fn updated(&self) -> usize {
+        self.files.iter().map(|f| f.updated).sum()
+    }
+
     /// Entries that are not conversation, counted by type over all files.
     pub fn skipped_types(&self) -> BTreeMap<&str, usize> {
         let mut total = BTreeMap::new();
@@ -440,6 +473,10 @@ pub struct FileReport {
     pub imported: usize,
     /// Messages the database had already.
     pub already_present: usize,
+    /// Messages the database had already whose content the host has since
+    /// completed (an OpenCode answer imported while it was being written),
+    /// rewritten and indexed again.
+    pub updated: usize,
     /// Entries that are not conversation (progress, snapshots, model
     /// changes, unknown types, …), by type.
     pub skipped_types: BTreeMap<String, usize>,
@@ -459,6 +496,7 @@ impl FileReport {
             sessions_created: 0,
             imported: 0,
             already_present: 0,
+            updated: 0,
             skipped_types: BTreeMap::new(),
             issues: Vec::new(),
             problem: None,
@@ -546,6 +584,15 @@ pub enum Issue {
         /// The leaf id.
         leaf: String,
     },
+    /// A file the session is read from besides the one imported (an
+    /// OpenCode message or part) could not be read, is cut off or is not
+    /// JSON; skipped, the rest of the session imported.
+    SkippedFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 impl Issue {
@@ -578,6 +625,9 @@ impl fmt::Display for Issue {
             ),
             Issue::UnknownLeaf { leaf } => {
                 write!(f, "skipped: leaf {leaf:?} names no message")
+            }
+            Issue::SkippedFile { path, reason } => {
+                write!(f, "skipped {}: {reason}", path.display())
             }
         }
     }
@@ -663,20 +713,43 @@ pub fn find_transcripts(path: &Path) -> Result<(Vec<PathBuf>, ImportReport)> {
 /// its session's header, so it imports into the same session as the file
 /// it was renamed from); `conversations.json`, the conversations of a
 /// ChatGPT or Claude.ai data export; `session-*.json`, a Gemini CLI
-/// session; `.aider.chat.history.md`, Aider's chat history; `state.db`
-/// and `session_*.json`, Hermes Agent's session store and logs;
-/// `state.vscdb`, Cursor's database; and `<YYYY-MM-DD>_<time>-<title>.md`,
-/// SpecStory's exports. No other `*.json` file is read (Gemini CLI's
-/// `logs.json`, which repeats the prompts of its sessions, neither). A
-/// directory import reads the databases first, so that a session Hermes
-/// keeps in both is read from `state.db`.
+/// session; `.aider.chat.history.md`, Aider's chat history; `ses_*.json`
+/// in a `session/<project>/` folder, an OpenCode session (whose messages and
+/// parts, in other files, are read with it); `state.db` and
+/// `session_*.json`, Hermes Agent's session store and logs; `state.vscdb`,
+/// Cursor's database; and `<YYYY-MM-DD>_<time>-<title>.md`, SpecStory's
+/// exports. No other `*.json` file is read (Gemini CLI's `logs.json`, which
+/// repeats the prompts of its sessions, neither). A directory import reads
+/// the databases first, so that a session Hermes keeps in both is read from
+/// `state.db`.
 pub fn is_transcript_name(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
         return false;
     };
-    Format::ALL
-        .into_iter()
-        .any(|format| format.reads_file_named(name))
+    Format::ALL.into_iter().any(|format| {
+        format.reads_file_named(name)
+            // OpenCode keeps other files named after sessions too
+            // (`session_diff/`, `todo/`, `session_share/`).
+            && (format != Format::OpenCode || opencode::in_session_folder(path))
+    })
+}
+
+/// The files besides the transcript `path` that its session is read from,
+/// whose changes are changes of the transcript (a program that follows
+/// transcripts by their files' stamps must watch them too): an OpenCode
+/// session file's message files, which a new message adds to and a
+/// finished answer rewrites. None for the other formats, whose sessions are
+/// each one file.
+pub fn companion_files(path: &Path) -> Vec<PathBuf> {
+    let named = path
+        .file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| Format::OpenCode.reads_file_named(name))
+        && opencode::in_session_folder(path);
+    match named {
+        true => opencode::message_files(path),
+        false => Vec::new(),
+    }
 }
 
 /// Whether `path` is named as a database a directory import reads.
@@ -874,6 +947,7 @@ fn read_lines(
             }
         }
     }
+    reader.finish(&mut writer)?;
     writer.finish()?;
     Ok(failure)
 }

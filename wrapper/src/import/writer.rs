@@ -145,6 +145,19 @@ impl<'a> Writer<'a> {
         self.part = part;
     }
 
+    /// Where in the file the writer is: `(line, part)`, see
+    /// [`Writer::set_line`] and [`Writer::set_part`].
+    pub(super) fn position(&self) -> (usize, usize) {
+        (self.line, self.part)
+    }
+
+    /// Goes back to a position [`Writer::position`] gave, to write what was
+    /// read there and kept back.
+    pub(super) fn set_position(&mut self, (line, part): (usize, usize)) {
+        self.line = line;
+        self.part = part;
+    }
+
     /// An id for an entry the host gave none: its position, `L<line>`, or
     /// `L<line>.<part>` for a later object on the same line.
     pub(super) fn position_id(&self) -> String {
@@ -220,6 +233,22 @@ impl<'a> Writer<'a> {
     ///
     /// Database failures.
     pub(super) fn message(&mut self, message: HostMessage) -> Result<()> {
+        self.write_message(message, false)
+    }
+
+    /// Writes a message like [`Writer::message`]; one the database has
+    /// already takes the content read now when it differs, for a host that
+    /// writes a message's parts as they come (OpenCode): an answer imported
+    /// while it was being written is completed by the next import.
+    ///
+    /// # Errors
+    ///
+    /// Database failures.
+    pub(super) fn revised_message(&mut self, message: HostMessage) -> Result<()> {
+        self.write_message(message, true)
+    }
+
+    fn write_message(&mut self, message: HostMessage, revise: bool) -> Result<()> {
         if let Some(&(_, first_line)) = self.seen.get(&message.id) {
             self.issue(Issue::DuplicateId {
                 id: message.id,
@@ -253,7 +282,16 @@ impl<'a> Writer<'a> {
             .optional()?;
         let id = match existing {
             Some(id) => {
-                self.report.already_present += 1;
+                let content = Value::Array(message.content).to_string();
+                let changed = revise
+                    && self.store.connection().execute(
+                        "UPDATE messages SET content = ?2 WHERE id = ?1 AND content IS NOT ?2",
+                        (id, &content),
+                    )? > 0;
+                match changed {
+                    true => self.report.updated += 1,
+                    false => self.report.already_present += 1,
+                }
                 id
             }
             None => {
