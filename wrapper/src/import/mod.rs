@@ -114,6 +114,7 @@ mod blocks;
 mod chatgpt;
 mod claude_ai;
 mod claude_code;
+mod cline;
 mod codex;
 mod gemini_cli;
 mod lines;
@@ -167,11 +168,21 @@ pub enum Format {
     /// Aider chat histories (`.aider.chat.history.md`).
     #[serde(rename = "aider")]
     Aider,
+    /// Cline tasks (`tasks/<id>/api_conversation_history.json`).
+    #[serde(rename = "cline")]
+    Cline,
+    /// Roo Code tasks (`tasks/<id>/api_conversation_history.json`).
+    #[serde(rename = "roo-code")]
+    RooCode,
+    /// Kilo Code tasks, as its VS Code extension kept them before its CLI
+    /// (`tasks/<id>/api_conversation_history.json`).
+    #[serde(rename = "kilo-code")]
+    KiloCode,
 }
 
 impl Format {
     /// Every format, in the order files are tested against them.
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 10] = [
         Format::OpenClaw,
         Format::Codex,
         Format::ChatGpt,
@@ -180,6 +191,11 @@ impl Format {
         Format::GeminiCli,
         Format::ClaudeCode,
         Format::Aider,
+        // The three write one format; the folder a task is in tells which
+        // (see [`detect`]).
+        Format::Cline,
+        Format::RooCode,
+        Format::KiloCode,
     ];
 
     /// The name used in session keys and on the command line.
@@ -192,6 +208,9 @@ impl Format {
             Format::ClaudeAi => "claude-ai",
             Format::GeminiCli => "gemini-cli",
             Format::Aider => "aider",
+            Format::Cline => "cline",
+            Format::RooCode => "roo-code",
+            Format::KiloCode => "kilo-code",
         }
     }
 
@@ -216,6 +235,8 @@ impl Format {
                     || (name.starts_with("session-") && name.ends_with(".json"))
             }
             Format::Aider => name == aider::FILE_NAME,
+            // The task's other files are read beside it.
+            Format::Cline | Format::RooCode | Format::KiloCode => name == cline::FILE_NAME,
         }
     }
 
@@ -228,8 +249,10 @@ impl Format {
             Format::ChatGpt => chatgpt::recognises(entry),
             Format::ClaudeAi => claude_ai::recognises(entry),
             Format::GeminiCli => gemini_cli::recognises(entry),
-            // Markdown, recognised by its first line (see [`detect`]).
-            Format::Aider => false,
+            Format::Cline => cline::recognises(entry),
+            // Markdown, recognised by its first line (see [`detect`]); Roo
+            // Code and Kilo Code, by the folder of what Cline's recognises.
+            Format::Aider | Format::RooCode | Format::KiloCode => false,
         })
     }
 
@@ -245,6 +268,9 @@ impl Format {
             Format::Aider => {
                 let (reader, agent_id) = aider::open(path);
                 Open::Text { reader, agent_id }
+            }
+            Format::Cline | Format::RooCode | Format::KiloCode => {
+                Open::Records(cline::open(path, self))
             }
         }
     }
@@ -491,12 +517,22 @@ pub enum Issue {
         /// The leaf id.
         leaf: String,
     },
+    /// A file read beside the transcript (a Cline task's
+    /// `ui_messages.json`, for its times) could not be read to its end; the
+    /// transcript was imported without what it lacked. Reported after the
+    /// transcript's last record.
+    Beside {
+        /// The file's name.
+        file: String,
+        /// What was wrong, and what it means for the import.
+        reason: String,
+    },
 }
 
 impl Issue {
     /// Whether the line was left out (all but a repaired parent).
     pub fn skips_line(&self) -> bool {
-        !matches!(self, Issue::UnknownParent { .. })
+        !matches!(self, Issue::UnknownParent { .. } | Issue::Beside { .. })
     }
 }
 
@@ -524,6 +560,7 @@ impl fmt::Display for Issue {
             Issue::UnknownLeaf { leaf } => {
                 write!(f, "skipped: leaf {leaf:?} names no message")
             }
+            Issue::Beside { file, reason } => write!(f, "{file} beside it: {reason}"),
         }
     }
 }
@@ -645,8 +682,18 @@ fn transcripts(dir: &Path, files: &mut Vec<PathBuf>, report: &mut ImportReport) 
 }
 
 /// The format of the file at `path`, from its first entries, else its first
-/// JSON record (a document spread over lines), else its name.
+/// JSON record (a document spread over lines), else its name. A Cline task's
+/// conversation is Roo Code's or Kilo Code's when the folder it is in says
+/// so ([`cline::member`]).
 fn detect(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<Format>> {
+    Ok(detect_content(path, max_line_bytes)?.map(|format| match format {
+        Format::Cline => cline::member(path),
+        format => format,
+    }))
+}
+
+/// [`detect`] by content alone.
+fn detect_content(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<Format>> {
     let from_lines = detect_lines(path, max_line_bytes)?;
     if from_lines.is_some() {
         return Ok(from_lines);

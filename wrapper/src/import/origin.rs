@@ -29,7 +29,10 @@ impl Origin {
             | Format::ChatGpt
             | Format::ClaudeAi
             | Format::GeminiCli
-            | Format::Aider => None,
+            | Format::Aider
+            | Format::Cline
+            | Format::RooCode
+            | Format::KiloCode => None,
         }
     }
 }
