@@ -12,9 +12,10 @@
 //! are read. Each message is one of the session's, in order (linear).
 //! Beside it, `ui_messages.json` (what the panel shows, each with its `ts`
 //! and, in Cline, the `conversationHistoryIndex` it was shown at) gives
-//! Cline's messages their times: a message takes the time of the first
-//! thing the panel showed once it was in the conversation, the task its
-//! first panel message's. `history_item.json` (newer Roo Code) names the
+//! Cline's messages their times: a message takes the time of the last
+//! thing the panel showed before it joined the conversation (the request
+//! that sent it, the answer as it streamed), the task its first panel
+//! message's. `history_item.json` (newer Roo Code) names the
 //! working directory (`workspace`) and the task that started it
 //! (`parentTaskId`, a `new_task` sub-task): the session is spawned by it.
 //! Without that file, the working directory is the one the first message's
@@ -81,8 +82,8 @@ const STORAGE: [(&str, Format); 4] = [
 const TYPED: [&str; 4] = ["task", "feedback", "answer", "user_message"];
 
 /// Of those, the ones a tool's result carries (feedback on a denied or
-/// completed step, the answer to a question).
-const TYPED_IN_RESULTS: [&str; 2] = ["feedback", "answer"];
+/// completed step, the answer to a question, the reply to a plan).
+const TYPED_IN_RESULTS: [&str; 3] = ["feedback", "answer", "user_message"];
 
 /// The tag around an earlier message the extension repeats on resuming.
 const REPEATED: &str = "previous_message";
@@ -175,13 +176,16 @@ pub(super) fn recognises(record: &Value) -> bool {
 /// says; elsewhere (a copy), Roo Code when its messages carry times or it
 /// is versioned, else Cline.
 pub(super) fn member(path: &Path) -> Format {
-    let kept_in = path.ancestors().filter_map(Path::file_name).find_map(|name| {
-        let name = name.to_string_lossy().to_lowercase();
-        STORAGE
-            .iter()
-            .find(|(folder, _)| name == *folder)
-            .map(|&(_, format)| format)
-    });
+    let kept_in = path
+        .ancestors()
+        .filter_map(Path::file_name)
+        .find_map(|name| {
+            let name = name.to_string_lossy().to_lowercase();
+            STORAGE
+                .iter()
+                .find(|(folder, _)| name == *folder)
+                .map(|&(_, format)| format)
+        });
     kept_in.unwrap_or_else(|| match first_message(path) {
         Some((message, versioned)) if versioned || message.get("ts").is_some() => Format::RooCode,
         _ => Format::Cline,
@@ -238,7 +242,10 @@ fn working_directory(message: &Value) -> Option<String> {
         WORKING_DIRECTORY.iter().find_map(|header| {
             let start = text.find(header)? + header.len();
             let line = text[start..].lines().next()?.trim_end();
-            let path = line.strip_suffix(" Files").unwrap_or(line).strip_suffix(')')?;
+            let path = line
+                .strip_suffix(" Files")
+                .unwrap_or(line)
+                .strip_suffix(')')?;
             (!path.is_empty()).then(|| path.to_owned())
         })
     })
@@ -356,8 +363,6 @@ impl RecordReader for Task {
 struct Panel {
     /// The first panel message's (the task's).
     first: Option<i64>,
-    /// The last panel message's.
-    last: Option<i64>,
     /// `(conversationHistoryIndex, ts)` of the panel messages that have
     /// both, in order.
     shown: Vec<(i64, i64)>,
@@ -377,7 +382,6 @@ impl Panel {
                 return;
             };
             panel.first.get_or_insert(ts);
-            panel.last = Some(ts);
             if let Some(index) = message["conversationHistoryIndex"].as_i64() {
                 panel.shown.push((index, ts));
             }
@@ -388,26 +392,30 @@ impl Panel {
         panel
     }
 
-    /// The times of `n` messages: the first panel message shown once the
-    /// message was in the conversation (its index at least the message's);
-    /// after the last of those, the last panel message's. None without
+    /// The times of `n` messages: each the time of the last panel message
+    /// shown before it joined the conversation (whose index, that of the
+    /// conversation's last message then, is below the message's): the
+    /// request that sent it, the answer as it streamed. None without
     /// indexes.
     fn times(&self, n: usize) -> Vec<Option<i64>> {
-        let mut times = vec![None; n];
-        let mut next = 0;
-        for &(index, ts) in &self.shown {
-            let Ok(index) = usize::try_from(index) else {
-                continue;
-            };
-            while next < n && next <= index {
-                times[next] = Some(ts);
-                next += 1;
+        // By the number of messages the conversation had: the last panel
+        // message (its place in the file, its time) shown then.
+        let mut last: Vec<Option<(usize, i64)>> = vec![None; n];
+        for (place, &(index, ts)) in self.shown.iter().enumerate() {
+            match usize::try_from(index + 1) {
+                Ok(had) if had < n => last[had] = Some((place, ts)),
+                _ => {}
             }
         }
-        if !self.shown.is_empty() {
-            times[next..].fill(self.last);
-        }
-        times
+        let mut latest: Option<(usize, i64)> = None;
+        last.into_iter()
+            .map(|shown| {
+                if shown.map(|(place, _)| place) > latest.map(|(place, _)| place) {
+                    latest = shown;
+                }
+                latest.map(|(_, ts)| ts)
+            })
+            .collect()
     }
 }
 
@@ -689,7 +697,9 @@ impl UserMessage {
                 self.run = None;
                 self.tool = true;
                 let mut parts = Vec::new();
-                each_string(&block, &mut |text| pieces(text, &TYPED_IN_RESULTS, &mut parts));
+                each_string(&block, &mut |text| {
+                    pieces(text, &TYPED_IN_RESULTS, &mut parts)
+                });
                 let words: Vec<String> = parts
                     .into_iter()
                     .filter_map(|part| match part {
@@ -754,7 +764,10 @@ mod tests {
 
         // Unknown tags are the answer's; a tool call cut off runs to the end.
         let mut out = Vec::new();
-        split_answer("Use a <div> here.\n<write_to_file>\n<path>a.html</path>\n<content>\n<div></div>\n", &mut out);
+        split_answer(
+            "Use a <div> here.\n<write_to_file>\n<path>a.html</path>\n<content>\n<div></div>\n",
+            &mut out,
+        );
         assert_eq!(types(&out), ["text", "tool_use"]);
         assert_eq!(out[0]["text"], "Use a <div> here.");
         assert_eq!(out[1]["input"]["content"], "<div></div>");
@@ -795,7 +808,9 @@ mod tests {
         assert_eq!(types(&blocks), ["context", "text", "context"]);
         assert_eq!(blocks[1]["text"], "Also fix the tests");
 
-        let (role, _) = user(vec![text_block("[ERROR] You did not use a tool in your previous response!")]);
+        let (role, _) = user(vec![text_block(
+            "[ERROR] You did not use a tool in your previous response!",
+        )]);
         assert_eq!(role, Role::System);
 
         let answer = json!({"type": "tool_result", "tool_use_id": "t1", "content": "<answer>\nUse port 8080\n</answer>"});
@@ -815,13 +830,27 @@ mod tests {
     fn panel_times_by_conversation_index() {
         let panel = Panel {
             first: Some(100),
-            last: Some(900),
-            shown: vec![(-1, 100), (-1, 110), (0, 200), (0, 210), (2, 400), (3, 500)],
+            shown: vec![
+                (-1, 100),
+                (-1, 110),
+                (0, 200),
+                (0, 210),
+                (2, 400),
+                (3, 500),
+                (9, 900),
+            ],
             ends_at: None,
         };
         assert_eq!(
             panel.times(6),
-            [Some(200), Some(400), Some(400), Some(500), Some(900), Some(900)]
+            [
+                Some(110),
+                Some(210),
+                Some(210),
+                Some(400),
+                Some(500),
+                Some(500)
+            ]
         );
         assert_eq!(Panel::default().times(2), [None, None]);
     }
@@ -829,7 +858,10 @@ mod tests {
     #[test]
     fn working_directories_and_agents() {
         let message = json!({"role": "user", "content": [{"type": "text", "text": "<environment_details>\n# Current Workspace Directory (c:/Users/ann/shop) Files\n</environment_details>"}]});
-        assert_eq!(working_directory(&message).as_deref(), Some("c:/Users/ann/shop"));
+        assert_eq!(
+            working_directory(&message).as_deref(),
+            Some("c:/Users/ann/shop")
+        );
         assert_eq!(last_component("c:/Users/ann/shop"), Some("shop"));
         assert_eq!(last_component("/home/ann/src/"), Some("src"));
         assert_eq!(last_component("/"), None);

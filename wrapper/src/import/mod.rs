@@ -686,10 +686,12 @@ fn transcripts(dir: &Path, files: &mut Vec<PathBuf>, report: &mut ImportReport) 
 /// conversation is Roo Code's or Kilo Code's when the folder it is in says
 /// so ([`cline::member`]).
 fn detect(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<Format>> {
-    Ok(detect_content(path, max_line_bytes)?.map(|format| match format {
-        Format::Cline => cline::member(path),
-        format => format,
-    }))
+    Ok(
+        detect_content(path, max_line_bytes)?.map(|format| match format {
+            Format::Cline => cline::member(path),
+            format => format,
+        }),
+    )
 }
 
 /// [`detect`] by content alone.
