@@ -4,7 +4,8 @@
 //! [`import_path`] takes a file or a directory (searched recursively for
 //! the names each format's files have: `*.jsonl`, OpenClaw's archives,
 //! `conversations.json`, Gemini CLI's `session-*.json`,
-//! `.aider.chat.history.md`, see [`is_transcript_name`]), recognises each
+//! `.aider.chat.history.md`, a Cline task's `api_conversation_history.json`,
+//! see [`is_transcript_name`]), recognises each
 //! file's [`Format`] from its first entries (or, for a JSON document, its
 //! first record; for Markdown, its first line), and returns an
 //! [`ImportReport`]. These formats are read:
@@ -18,6 +19,7 @@
 //! | [`Format::ClaudeAi`] | a Claude.ai data export's `conversations.json`: an array of conversations with `chat_messages` (`sender` `human` / `assistant`), in time order, or a tree by `parent_message_uuid` | `claude-ai:<uuid>`, one per conversation | `claude-ai` |
 //! | [`Format::GeminiCli`] | Gemini CLI sessions, `~/.gemini/tmp/<project>/chats/session-*.json` (one JSON object with `messages`) or `session-*.jsonl` (a header line, message records, `$set` updates; a record written again replaces the first) | `gemini-cli:<sessionId>` | `gemini-cli` |
 //! | [`Format::Aider`] | Aider's `.aider.chat.history.md`: a session per run (`# aider chat started at <time>`), `#### ` lines the user's, `> ` block quotes aider's notes (`system`), the rest the answer; the run's start is every message's time | `aider:<directory>:<start>`, messages `L<line>` | the directory the file is in |
+//! | [`Format::Cline`], [`Format::RooCode`], [`Format::KiloCode`] | a task folder, `<global storage>/tasks/<taskId>/`: its conversation `api_conversation_history.json` (an array of `user` / `assistant` messages, or Roo Code's `{"version": 2, "messages"}`), times from `ui_messages.json` or each message's `ts`, the working directory and parent task from `history_item.json` (else the first message's environment details); the global storage folder (`saoudrizwan.claude-dev`, `rooveterinaryinc.roo-cline`, `kilocode.kilo-code`) tells which tool; linear | `cline:<taskId>` (`roo-code:…`, `kilo-code:…`), a sub-task spawned by its `parentTaskId`; messages `t<ts>-<fingerprint>`, or `n<position>-<fingerprint>` | the working directory's name, else the tool's |
 //!
 //! [`ImportOptions::agent_id`] overrides the agent for every file.
 //!
@@ -48,6 +50,20 @@
 //!   whose displayed form holds no text is the CLI's, `system`, as are
 //!   `info`, `warning` and `error` notes. Thoughts and tool calls with
 //!   their results are stored, not searchable.
+//! - Cline, Roo Code and Kilo Code: what the user typed is what the
+//!   extension wrapped in `<task>`, `<feedback>`, `<answer>` or
+//!   `<user_message>` (searchable, without the tags, also inside a tool's
+//!   result); the rest of a user message (`<environment_details>`,
+//!   resumption notes, errors, file contents) is context, a message of tool
+//!   output alone (`[<tool> …] Result:`, `tool_result`) is `tool`, of the
+//!   extension's text alone `system`. The assistant's `<thinking>` and its
+//!   tool calls written as XML (`<read_file>…</read_file>`) are stored as
+//!   thinking and `tool_use`, not searchable, but what a call shows the
+//!   user as the answer is: `attempt_completion`'s `result`,
+//!   `ask_followup_question`'s `question`, `plan_mode_respond`'s
+//!   `response`. A message the extension rewrote (on resuming, or after a
+//!   checkpoint restore) has a new fingerprint in its id, so the
+//!   conversation branches there and the file's is the active branch.
 //! - Claude Code: the prompt and summary of a compaction's summariser
 //!   (`subagents/agent-acompact-*.jsonl`) are stored as `system`, so that a
 //!   summary never repeats the hits of what it summarises; a message typed
@@ -70,8 +86,9 @@
 //!   `(session_key, message_id)` (an index that `sql/import.sql` adds).
 //! - Where each session came from, its [`Origin`]: format, the host's id for
 //!   it and the working directory it ran in (Claude Code entries' `cwd`, the
-//!   Codex `session_meta` and OpenClaw session header's), in a table of
-//!   `sql/import.sql` that no SQL function needs; read it with [`origin`].
+//!   Codex `session_meta` and OpenClaw session header's, a Cline task's
+//!   workspace), in a table of `sql/import.sql` that no SQL function needs;
+//!   read it with [`origin`].
 //!
 //! A file that is one JSON document (a data export) is read record by record
 //! (each conversation of its array), never whole; what follows the last
@@ -643,8 +660,12 @@ pub fn find_transcripts(path: &Path) -> Result<(Vec<PathBuf>, ImportReport)> {
 /// its session's header, so it imports into the same session as the file
 /// it was renamed from); `conversations.json`, the conversations of a
 /// ChatGPT or Claude.ai data export; `session-*.json`, a Gemini CLI
-/// session; and `.aider.chat.history.md`, Aider's chat history. No other `*.json` file is read (Gemini CLI's `logs.json`,
-/// which repeats the prompts of its sessions, neither).
+/// session; `.aider.chat.history.md`, Aider's chat history; and
+/// `api_conversation_history.json`, a Cline, Roo Code or Kilo Code task's
+/// conversation (the task's `ui_messages.json` and `history_item.json` are
+/// read beside it, not on their own). No other `*.json` file is read
+/// (Gemini CLI's `logs.json`, which repeats the prompts of its sessions,
+/// neither).
 pub fn is_transcript_name(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
         return false;
