@@ -144,14 +144,14 @@ struct ImportArgs {
     paths: Vec<PathBuf>,
     /// Read every file as this format instead of recognising it
     /// (claude-code, openclaw, codex, chatgpt, claude-ai, gemini-cli,
-    /// aider)
+    /// aider, cline, roo-code, kilo-code)
     #[arg(long)]
     format: Option<Format>,
     /// The agent_id of the sessions created [default: per format: the
     /// project directory for Claude Code, the agent directory or "openclaw"
     /// for OpenClaw, "codex" for Codex, "chatgpt" and "claude-ai" for their
     /// data exports, "gemini-cli" for Gemini CLI, the project directory for
-    /// Aider]
+    /// Aider, the workspace directory for Cline, Roo Code and Kilo Code]
     #[arg(long)]
     agent_id: Option<String>,
     /// Skip lines longer than this many bytes
@@ -600,7 +600,7 @@ fn describe_import(paths: &[PathBuf], report: &ImportReport, indexed: i64) -> St
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         let _ = writeln!(
             out,
-            "No transcripts (*.jsonl, conversations.json, session-*.json, .aider.chat.history.md) found in {}.",
+            "No transcripts (*.jsonl, conversations.json, session-*.json, .aider.chat.history.md, api_conversation_history.json) found in {}.",
             names.join(", ")
         );
     }

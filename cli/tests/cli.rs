@@ -171,7 +171,7 @@ fn import_problems() {
     std::fs::create_dir(&empty).unwrap();
     let out = ok(&db, &["import", empty.to_str().unwrap()]);
     assert!(
-        out.contains("No transcripts (*.jsonl, conversations.json, session-*.json, .aider.chat.history.md) found in"),
+        out.contains("No transcripts (*.jsonl, conversations.json, session-*.json, .aider.chat.history.md, api_conversation_history.json) found in"),
         "{out}"
     );
 
