@@ -426,3 +426,45 @@ fn only_the_conversation_is_read_from_a_task_folder() {
     assert!(report.files.is_empty(), "{report:#?}");
     assert_eq!(count(&store, "SELECT count(*) FROM sessions"), 0);
 }
+
+#[test]
+fn malformed_messages_are_reported_and_the_rest_imported() {
+    let dir = tempfile::tempdir().unwrap();
+    let task = dir
+        .path()
+        .join("saoudrizwan.claude-dev/tasks/1717800000000");
+    fs::create_dir_all(&task).unwrap();
+    fs::write(
+        task.join("api_conversation_history.json"),
+        concat!(
+            r#"[{"role":"user","content":"<task>\nrename the staging bucket\n</task>"},"#,
+            r#"7,{"role":"user"},{"role":"narrator","content":"hm"},"#,
+            r#"{"role":"assistant","content":[{"type":"text"},"loose",{"type":"tool_use","name":"attempt_completion","input":{"result":5}}]},"#,
+            r#"{"role":"assistant","content":"<attempt_completion><result>Renamed the bucket to stage-eu"}]"#,
+        ),
+    )
+    .unwrap();
+    fs::write(
+        task.join("ui_messages.json"),
+        r#"[{"ts":1717800000000,"conversationHistoryIndex":9223372036854775807},{"ts":"soon"},3]"#,
+    )
+    .unwrap();
+    let (store, report) = imported(dir.path());
+    let file = &report.files[0];
+    assert_eq!(file.format, Some(Format::Cline));
+    let lines: Vec<usize> = file.issues.iter().map(|issue| issue.line).collect();
+    assert_eq!(lines, [2, 3, 4], "{report:#?}");
+    assert!(file
+        .issues
+        .iter()
+        .all(|issue| matches!(issue.issue, Issue::NotUnderstood { .. })));
+    assert_eq!(file.imported, 3);
+    let key = "cline:1717800000000";
+    assert_eq!(found(&store, "staging", key), ["n1"]);
+    // A tool call cut off mid-way still shows its answer.
+    assert_eq!(found(&store, "renamed", key), ["n6"]);
+    assert_eq!(
+        session_column(&store, key, "created_at").as_deref(),
+        Some("1717800000000")
+    );
+}

@@ -279,8 +279,9 @@ struct Task {
     /// The task that started this one.
     parent: Option<String>,
     cwd: Option<String>,
-    /// The messages, with the numbers of the records they were in.
-    messages: Vec<(usize, Value)>,
+    /// The messages, with the numbers of the records they were in and
+    /// their places in the conversation (from 0).
+    messages: Vec<(usize, usize, Value)>,
 }
 
 impl RecordReader for Task {
@@ -294,12 +295,15 @@ impl RecordReader for Task {
         };
         if fields.contains_key("version") {
             if let Some(Value::Array(messages)) = fields.remove("messages") {
-                self.messages
-                    .extend(messages.into_iter().map(|message| (number, message)));
+                self.messages.extend(
+                    (messages.into_iter().enumerate()).map(|(at, message)| (number, at, message)),
+                );
                 return Ok(());
             }
         }
-        self.messages.push((number, record));
+        // An element of the conversation's array: its place is its number's.
+        self.messages
+            .push((number, number.saturating_sub(1), record));
         Ok(())
     }
 
@@ -317,7 +321,8 @@ impl RecordReader for Task {
                 ),
             });
         }
-        let times = panel.times(messages.len());
+        let places = messages.iter().map(|&(_, at, _)| at + 1).max().unwrap_or(0);
+        let times = panel.times(places);
         let info = SessionInfo {
             id: self.id.clone(),
             host_id: self.id.clone(),
@@ -335,7 +340,7 @@ impl RecordReader for Task {
             if let Some(cwd) = &cwd {
                 out.set_cwd(cwd);
             }
-            for (at, (number, message)) in messages.into_iter().enumerate() {
+            for (number, at, message) in messages {
                 out.set_line(number);
                 let ts = message["ts"].as_i64();
                 let id = message_id(at, ts, &message);
@@ -350,7 +355,7 @@ impl RecordReader for Task {
                     parent: Parent::Previous,
                     role,
                     content,
-                    created_at: ts.or(times[at]),
+                    created_at: ts.or(times.get(at).copied().flatten()),
                 })?;
             }
             Ok(())
@@ -402,7 +407,7 @@ impl Panel {
         // message (its place in the file, its time) shown then.
         let mut last: Vec<Option<(usize, i64)>> = vec![None; n];
         for (place, &(index, ts)) in self.shown.iter().enumerate() {
-            match usize::try_from(index + 1) {
+            match usize::try_from(index.saturating_add(1)) {
                 Ok(had) if had < n => last[had] = Some((place, ts)),
                 _ => {}
             }
