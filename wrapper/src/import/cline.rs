@@ -44,8 +44,9 @@
 //! - Summaries the extension wrote (`isSummary`) and truncation markers are
 //!   `system`.
 //!
-//! Messages have no ids: a message's id is its `ts` (or, without one, its
-//! position, `n<k>`) and a fingerprint of its role and content, so that a
+//! Messages have no ids: a message's id is its `ts` (`t<ts>-…`, or
+//! without one its place in the conversation, `n<k>-…`, from 1) and a
+//! fingerprint of its role and content, so that a
 //! message the extension rewrote (on resuming, or after a checkpoint
 //! restore) starts a branch where it differs, and the file as it is now is
 //! the active branch.
