@@ -149,7 +149,8 @@ struct ImportArgs {
     home: Option<PathBuf>,
     /// Read every file as this format instead of recognising it
     /// (claude-code, openclaw, codex, chatgpt, claude-ai, gemini-cli,
-    /// aider, opencode, hermes, cursor, specstory)
+    /// aider, opencode, hermes, cursor, specstory, cline, roo-code,
+    /// kilo-code)
     #[arg(long)]
     format: Option<Format>,
     /// The agent_id of the sessions created [default: per format: the
@@ -158,7 +159,7 @@ struct ImportArgs {
     /// data exports, "gemini-cli" for Gemini CLI, the project directory for
     /// Aider, "opencode" for OpenCode, "hermes" (or "hermes-<profile>") for
     /// Hermes Agent, "cursor" for Cursor, the tool its header names for
-    /// SpecStory]
+    /// SpecStory, the workspace directory for Cline, Roo Code and Kilo Code]
     #[arg(long)]
     agent_id: Option<String>,
     /// Skip lines longer than this many bytes
@@ -641,7 +642,7 @@ fn describe_import(paths: &[PathBuf], report: &ImportReport, indexed: i64) -> St
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         let _ = writeln!(
             out,
-            "No transcripts (*.jsonl, conversations.json, session-*.json, .aider.chat.history.md, OpenCode ses_*.json, state.db, state.vscdb, SpecStory *.md) found in {}.",
+            "No transcripts (*.jsonl, conversations.json, session-*.json, .aider.chat.history.md, OpenCode ses_*.json, Cline api_conversation_history.json, state.db, state.vscdb, SpecStory *.md) found in {}.",
             names.join(", ")
         );
     }

@@ -33,6 +33,9 @@ fn command(env: &[(&str, &Path)]) -> Command {
         "OPENCLAW_STATE_DIR",
         "PI_CODING_AGENT_DIR",
         "GEMINI_CLI_HOME",
+        "HERMES_HOME",
+        "CLINE_DIR",
+        "XDG_CONFIG_HOME",
     ] {
         command.env_remove(name);
     }
@@ -180,7 +183,7 @@ fn import_problems() {
     std::fs::create_dir(&empty).unwrap();
     let out = ok(&db, &["import", empty.to_str().unwrap()]);
     assert!(
-        out.contains("No transcripts (*.jsonl, conversations.json, session-*.json, .aider.chat.history.md, OpenCode ses_*.json, state.db, state.vscdb, SpecStory *.md) found in"),
+        out.contains("No transcripts (*.jsonl, conversations.json, session-*.json, .aider.chat.history.md, OpenCode ses_*.json, Cline api_conversation_history.json, state.db, state.vscdb, SpecStory *.md) found in"),
         "{out}"
     );
 

@@ -18,6 +18,7 @@ const TOOL_VARIABLES: &[&str] = &[
     "PI_CODING_AGENT_DIR",
     "GEMINI_CLI_HOME",
     "HERMES_HOME",
+    "CLINE_DIR",
     "XDG_CONFIG_HOME",
     "XDG_DATA_HOME",
 ];

@@ -28,7 +28,8 @@ struct Tool {
     folders: &'static [&'static str],
 }
 
-/// Where editors built on VS Code keep their settings and extension data
+/// Where editors built on VS Code (VS Code, its Insiders build, VSCodium,
+/// Cursor) keep their settings and extension data
 /// (Electron's application data folder): its variable and its folder in the
 /// home directory.
 #[cfg(target_os = "macos")]
@@ -78,6 +79,45 @@ const TOOLS: &[Tool] = &[
         variable: Some("XDG_DATA_HOME"),
         home_folder: ".local/share",
         folders: &["opencode/storage"],
+    },
+    Tool {
+        name: "Cline",
+        variable: EDITOR_DATA.0,
+        home_folder: EDITOR_DATA.1,
+        folders: &[
+            "Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
+            "Code - Insiders/User/globalStorage/saoudrizwan.claude-dev/tasks",
+            "VSCodium/User/globalStorage/saoudrizwan.claude-dev/tasks",
+            "Cursor/User/globalStorage/saoudrizwan.claude-dev/tasks",
+        ],
+    },
+    Tool {
+        name: "Cline",
+        variable: Some("CLINE_DIR"),
+        home_folder: ".cline",
+        folders: &["data/tasks"],
+    },
+    Tool {
+        name: "Roo Code",
+        variable: EDITOR_DATA.0,
+        home_folder: EDITOR_DATA.1,
+        folders: &[
+            "Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
+            "Code - Insiders/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
+            "VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
+            "Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
+        ],
+    },
+    Tool {
+        name: "Kilo Code",
+        variable: EDITOR_DATA.0,
+        home_folder: EDITOR_DATA.1,
+        folders: &[
+            "Code/User/globalStorage/kilocode.kilo-code/tasks",
+            "Code - Insiders/User/globalStorage/kilocode.kilo-code/tasks",
+            "VSCodium/User/globalStorage/kilocode.kilo-code/tasks",
+            "Cursor/User/globalStorage/kilocode.kilo-code/tasks",
+        ],
     },
     // The database first: a session log of a session it holds adds nothing.
     Tool {
@@ -187,6 +227,11 @@ mod tests {
         assert_eq!(
             of(&home, "Gemini CLI"),
             [Path::new("/home/ada/.gemini/tmp")]
+        );
+        #[cfg(target_os = "linux")]
+        assert_eq!(
+            of(&home, "Roo Code")[0],
+            Path::new("/home/ada/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks")
         );
         #[cfg(target_os = "linux")]
         assert_eq!(

@@ -5,8 +5,9 @@
 //! [`import_path`] takes a file or a directory (searched recursively for
 //! the names each format's files have: `*.jsonl`, OpenClaw's archives,
 //! `conversations.json`, Gemini CLI's `session-*.json`,
-//! `.aider.chat.history.md`, OpenCode's `ses_*.json`, Hermes's `state.db`
-//! and `session_*.json`, Cursor's `state.vscdb`, SpecStory's
+//! `.aider.chat.history.md`, OpenCode's `ses_*.json`, a Cline task's
+//! `api_conversation_history.json`, Hermes's `state.db` and
+//! `session_*.json`, Cursor's `state.vscdb`, SpecStory's
 //! `<date>_<time>-<title>.md`, see [`is_transcript_name`]), recognises each
 //! file's [`Format`] from its first entries (or, for a JSON document, its
 //! first record; for Markdown, its first line; for a database, the SQLite
@@ -26,6 +27,7 @@
 //! | [`Format::Cursor`] | Cursor's `state.vscdb` (SQLite): `cursorDiskKV`'s `composerData:<id>` conversations and `bubbleId:<id>:<bubble>` messages, an older workspace's chat tabs in `ItemTable`; a composer's sub-composers are spawned by it | `cursor:<composerId>`, messages by bubble id | `cursor` |
 //! | [`Format::SpecStory`] | SpecStory's Markdown exports, `.specstory/history/*.md`: a message per `_**User**_` / `_**Assistant**_` turn; thinking and tool use not searchable | `specstory:<session id>`, messages `L<line>` | the tool its header names (`cursor`) |
 //! | [`Format::OpenCode`] | OpenCode's JSON storage: `storage/session/<project>/ses_*.json` (the file imported), its messages in `storage/message/<session>/`, their parts in `storage/part/<message>/` (or the legacy flat `storage/part/`); messages in time order, one after the other; the active branch ends before the session's `revert` | `opencode:<sessionID>`, spawned by `opencode:<parentID>` | `opencode` |
+//! | [`Format::Cline`], [`Format::RooCode`], [`Format::KiloCode`] | a task folder, `<global storage>/tasks/<taskId>/`: its conversation `api_conversation_history.json` (an array of `user` / `assistant` messages, or Roo Code's `{"version": 2, "messages"}`), times from `ui_messages.json` or each message's `ts`, the working directory and parent task from `history_item.json` (else the first message's environment details); the global storage folder (`saoudrizwan.claude-dev`, `rooveterinaryinc.roo-cline`, `kilocode.kilo-code`) tells which tool; linear | `cline:<taskId>` (`roo-code:…`, `kilo-code:…`), a sub-task spawned by its `parentTaskId`; messages `t<ts>-<fingerprint>`, or `n<position>-<fingerprint>` | the working directory's name, else the tool's |
 //!
 //! [`ImportOptions::agent_id`] overrides the agent for every file.
 //!
@@ -56,6 +58,20 @@
 //!   whose displayed form holds no text is the CLI's, `system`, as are
 //!   `info`, `warning` and `error` notes. Thoughts and tool calls with
 //!   their results are stored, not searchable.
+//! - Cline, Roo Code and Kilo Code: what the user typed is what the
+//!   extension wrapped in `<task>`, `<feedback>`, `<answer>` or
+//!   `<user_message>` (searchable, without the tags, also inside a tool's
+//!   result); the rest of a user message (`<environment_details>`,
+//!   resumption notes, errors, file contents) is context, a message of tool
+//!   output alone (`[<tool> …] Result:`, `tool_result`) is `tool`, of the
+//!   extension's text alone `system`. The assistant's `<thinking>` and its
+//!   tool calls written as XML (`<read_file>…</read_file>`) are stored as
+//!   thinking and `tool_use`, not searchable, but what a call shows the
+//!   user as the answer is: `attempt_completion`'s `result`,
+//!   `ask_followup_question`'s `question`, `plan_mode_respond`'s
+//!   `response`. A message the extension rewrote (on resuming, or after a
+//!   checkpoint restore) has a new fingerprint in its id, so the
+//!   conversation branches there and the file's is the active branch.
 //! - Claude Code: the prompt and summary of a compaction's summariser
 //!   (`subagents/agent-acompact-*.jsonl`) are stored as `system`, so that a
 //!   summary never repeats the hits of what it summarises; a message typed
@@ -90,8 +106,9 @@
 //! - Where each session came from, its [`Origin`]: format, the host's id for
 //!   it and the working directory it ran in (Claude Code entries' `cwd`, the
 //!   Codex `session_meta`, OpenClaw session header's, an OpenCode
-//!   session's `directory`, Hermes's `sessions.cwd`), in a table of
-//!   `sql/import.sql` that no SQL function needs; read it with [`origin`].
+//!   session's `directory`, Hermes's `sessions.cwd`, a Cline task's
+//!   workspace), in a table of `sql/import.sql` that no SQL function needs;
+//!   read it with [`origin`].
 //!
 //! A file that is one JSON document (a data export) is read record by record
 //! (each conversation of its array), never whole; what follows the last
@@ -141,6 +158,7 @@ mod blocks;
 mod chatgpt;
 mod claude_ai;
 mod claude_code;
+mod cline;
 mod codex;
 mod cursor;
 mod database;
@@ -215,11 +233,21 @@ pub enum Format {
     /// their messages and parts beside them).
     #[serde(rename = "opencode")]
     OpenCode,
+    /// Cline tasks (`tasks/<id>/api_conversation_history.json`).
+    #[serde(rename = "cline")]
+    Cline,
+    /// Roo Code tasks (`tasks/<id>/api_conversation_history.json`).
+    #[serde(rename = "roo-code")]
+    RooCode,
+    /// Kilo Code tasks, as its VS Code extension kept them before its CLI
+    /// (`tasks/<id>/api_conversation_history.json`).
+    #[serde(rename = "kilo-code")]
+    KiloCode,
 }
 
 impl Format {
     /// Every format, in the order files are tested against them.
-    pub const ALL: [Format; 11] = [
+    pub const ALL: [Format; 14] = [
         Format::OpenClaw,
         Format::Codex,
         Format::ChatGpt,
@@ -232,6 +260,11 @@ impl Format {
         Format::Cursor,
         Format::SpecStory,
         Format::OpenCode,
+        // The three write one format; the folder a task is in tells which
+        // (see [`detect`]).
+        Format::Cline,
+        Format::RooCode,
+        Format::KiloCode,
     ];
 
     /// The name used in session keys and on the command line.
@@ -248,6 +281,9 @@ impl Format {
             Format::Cursor => "cursor",
             Format::SpecStory => "specstory",
             Format::OpenCode => "opencode",
+            Format::Cline => "cline",
+            Format::RooCode => "roo-code",
+            Format::KiloCode => "kilo-code",
         }
     }
 
@@ -277,6 +313,8 @@ impl Format {
             Format::Cursor => name == cursor::DATABASE_NAME,
             Format::SpecStory => specstory::reads_file_named(name),
             Format::OpenCode => opencode::reads_file_named(name),
+            // The task's other files are read beside it.
+            Format::Cline | Format::RooCode | Format::KiloCode => name == cline::FILE_NAME,
         }
     }
 
@@ -292,9 +330,15 @@ impl Format {
             // Its session logs; its database is recognised by its tables.
             Format::Hermes => hermes::recognises(entry),
             Format::OpenCode => opencode::recognises(entry),
+            Format::Cline => cline::recognises(entry),
             // Markdown, recognised by its first line, and databases, by
-            // their tables (see [`detect`]).
-            Format::Aider | Format::SpecStory | Format::Cursor => false,
+            // their tables (see [`detect`]); Roo Code and Kilo Code, by the
+            // folder of what Cline's recognises.
+            Format::Aider
+            | Format::SpecStory
+            | Format::Cursor
+            | Format::RooCode
+            | Format::KiloCode => false,
         })
     }
 
@@ -321,6 +365,9 @@ impl Format {
             }
             Format::Hermes => Open::Records(hermes::open_log(path)),
             Format::Cursor => Open::Database(cursor::open()),
+            Format::Cline | Format::RooCode | Format::KiloCode => {
+                Open::Records(cline::open(path, self))
+            }
         }
     }
 }
@@ -585,8 +632,9 @@ pub enum Issue {
         leaf: String,
     },
     /// A file the session is read from besides the one imported (an
-    /// OpenCode message or part) could not be read, is cut off or is not
-    /// JSON; skipped, the rest of the session imported.
+    /// OpenCode message or part, a Cline task's `ui_messages.json` for its
+    /// times) could not be read, is cut off or is not JSON; what it lacked
+    /// is skipped, the rest of the session imported.
     SkippedFile {
         /// The file.
         path: PathBuf,
@@ -715,13 +763,15 @@ pub fn find_transcripts(path: &Path) -> Result<(Vec<PathBuf>, ImportReport)> {
 /// ChatGPT or Claude.ai data export; `session-*.json`, a Gemini CLI
 /// session; `.aider.chat.history.md`, Aider's chat history; `ses_*.json`
 /// in a `session/<project>/` folder, an OpenCode session (whose messages and
-/// parts, in other files, are read with it); `state.db` and
-/// `session_*.json`, Hermes Agent's session store and logs; `state.vscdb`,
-/// Cursor's database; and `<YYYY-MM-DD>_<time>-<title>.md`, SpecStory's
-/// exports. No other `*.json` file is read (Gemini CLI's `logs.json`, which
-/// repeats the prompts of its sessions, neither). A directory import reads
-/// the databases first, so that a session Hermes keeps in both is read from
-/// `state.db`.
+/// parts, in other files, are read with it); `api_conversation_history.json`,
+/// a Cline, Roo Code or Kilo Code task's conversation (the task's
+/// `ui_messages.json` and `history_item.json` are read beside it, not on
+/// their own); `state.db` and `session_*.json`, Hermes Agent's session store
+/// and logs; `state.vscdb`, Cursor's database; and
+/// `<YYYY-MM-DD>_<time>-<title>.md`, SpecStory's exports. No other `*.json`
+/// file is read (Gemini CLI's `logs.json`, which repeats the prompts of its
+/// sessions, neither). A directory import reads the databases first, so
+/// that a session Hermes keeps in both is read from `state.db`.
 pub fn is_transcript_name(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
         return false;
@@ -786,11 +836,23 @@ fn transcripts(dir: &Path, files: &mut Vec<PathBuf>, report: &mut ImportReport) 
 }
 
 /// The format of the file at `path`, from its first entries, else its first
-/// JSON record (a document spread over lines), else its name.
+/// JSON record (a document spread over lines), else its name. A Cline task's
+/// conversation is Roo Code's or Kilo Code's when the folder it is in says
+/// so ([`cline::member`]).
 fn detect(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<Format>> {
     if database::is_database(path)? {
         return Ok(database::detect(path));
     }
+    Ok(
+        detect_content(path, max_line_bytes)?.map(|format| match format {
+            Format::Cline => cline::member(path),
+            format => format,
+        }),
+    )
+}
+
+/// [`detect`] by content alone.
+fn detect_content(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<Format>> {
     let from_lines = detect_lines(path, max_line_bytes)?;
     if from_lines.is_some() {
         return Ok(from_lines);

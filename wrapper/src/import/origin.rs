@@ -35,7 +35,10 @@ impl Origin {
             | Format::GeminiCli
             | Format::Aider
             | Format::Cursor
-            | Format::SpecStory => None,
+            | Format::SpecStory
+            | Format::Cline
+            | Format::RooCode
+            | Format::KiloCode => None,
         }
     }
 }

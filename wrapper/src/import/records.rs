@@ -187,6 +187,22 @@ pub(super) fn first_record(input: &mut dyn BufRead) -> Option<Value> {
     first
 }
 
+/// Calls `each` with every record of `input` (a file read beside the one
+/// imported); returns how many there were, and whether the input ended
+/// after them (`false`: cut off, not JSON or unreadable there).
+pub(super) fn each_record_of(
+    input: &mut dyn BufRead,
+    each: &mut dyn FnMut(Value),
+) -> (usize, bool) {
+    let mut count = 0;
+    let ended = each_record(input, &mut |_, record| {
+        count += 1;
+        each(record);
+        Ok(true)
+    });
+    (count, matches!(ended, Ok(Ended::Complete)))
+}
+
 /// How a file's records ended.
 enum Ended {
     /// At the end of the file.
