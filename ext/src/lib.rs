@@ -56,7 +56,7 @@ pub unsafe extern "C" fn sqlite3_sessionsearch_init(
 }
 
 fn register(db: *mut sqlite3) -> Result<()> {
-    let conn = RawConnection(db);
+    let conn = RawConnection::new(db);
     let api = conn
         .fts5_api()
         .map_err(|e| Error::new_message(&e.message))?;

@@ -8,6 +8,7 @@ use session_search_engine::db::{Connection, SqlError, Value};
 use session_search_engine::drain;
 use session_search_engine::fts5::{Fts5Api, Routines};
 use sqlite3ext_sys::{sqlite3, sqlite3_api_routines, sqlite3_context, sqlite3_stmt, sqlite3_value};
+use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -126,14 +127,56 @@ unsafe fn bytes<'a>(ptr: *const u8, len: c_int) -> &'a [u8] {
     }
 }
 
-/// A connection handle borrowed from SQLite.
-pub struct RawConnection(pub *mut sqlite3);
+/// Statements a [`RawConnection`] keeps for the next run of the same SQL.
+const KEPT_STATEMENTS: usize = 32;
+
+/// A connection handle borrowed from SQLite, with the statements prepared
+/// through it kept for reuse while it lives: one function call (a search
+/// runs its large statements several times), or a drain's connection. They
+/// are finalized when it is dropped, so a host's own `sqlite3_close` never
+/// finds one of ours left open.
+pub struct RawConnection {
+    handle: *mut sqlite3,
+    prepared: RefCell<Vec<(String, Statement)>>,
+}
 
 impl RawConnection {
+    /// The connection `handle`, with no statement kept yet.
+    pub fn new(handle: *mut sqlite3) -> RawConnection {
+        RawConnection {
+            handle,
+            prepared: RefCell::new(Vec::new()),
+        }
+    }
+
     /// The connection a function call runs on.
     pub fn of_context(context: *mut sqlite3_context) -> RawConnection {
         // SAFETY: `context` is the live context of the current call.
-        RawConnection(unsafe { sqlite!(context_db_handle(context)) })
+        RawConnection::new(unsafe { sqlite!(context_db_handle(context)) })
+    }
+
+    /// A statement of `sql` kept from an earlier run, reset, else a new one.
+    fn statement(&self, sql: &str) -> Result<Statement, SqlError> {
+        let mut prepared = self.prepared.borrow_mut();
+        match prepared.iter().position(|(text, _)| text == sql) {
+            Some(at) => Ok(prepared.swap_remove(at).1),
+            None => Ok(self.prepare(sql)?.0),
+        }
+    }
+
+    /// Keeps `stmt`, of `sql`, for the next run, reset and unbound.
+    fn keep(&self, sql: &str, stmt: Statement) {
+        // SAFETY: `stmt` is live and not running elsewhere; reset and
+        // clear_bindings only return it to its prepared state.
+        unsafe {
+            sqlite!(reset(stmt.0));
+            sqlite!(clear_bindings(stmt.0));
+        }
+        let mut prepared = self.prepared.borrow_mut();
+        if prepared.len() == KEPT_STATEMENTS {
+            prepared.remove(0);
+        }
+        prepared.push((sql.to_owned(), stmt));
     }
 
     /// The file of the main database; `None` for an in-memory or temporary
@@ -142,7 +185,7 @@ impl RawConnection {
         // SAFETY: the connection is open; the name is static and
         // NUL-terminated; db_filename returns null or a NUL-terminated
         // string owned by SQLite, copied at once.
-        let name = unsafe { sqlite!(db_filename(self.0, c"main".as_ptr())) };
+        let name = unsafe { sqlite!(db_filename(self.handle, c"main".as_ptr())) };
         if name.is_null() {
             return None;
         }
@@ -154,10 +197,10 @@ impl RawConnection {
     fn error(&self) -> SqlError {
         // SAFETY: the connection is open; errmsg returns a NUL-terminated
         // string owned by SQLite, copied at once.
-        let message = unsafe { CStr::from_ptr(sqlite!(errmsg(self.0))) };
+        let message = unsafe { CStr::from_ptr(sqlite!(errmsg(self.handle))) };
         SqlError {
             // SAFETY: as above.
-            code: unsafe { sqlite!(extended_errcode(self.0)) },
+            code: unsafe { sqlite!(extended_errcode(self.handle)) },
             message: message.to_string_lossy().into_owned(),
         }
     }
@@ -171,7 +214,7 @@ impl RawConnection {
         // SAFETY: `sql` is valid for `len` bytes; `tail` points into it.
         let rc = unsafe {
             sqlite!(prepare_v2(
-                self.0,
+                self.handle,
                 sql.as_ptr().cast(),
                 len,
                 &mut stmt,
@@ -296,7 +339,7 @@ impl OwnedConnection {
                 null_mut()
             ))
         };
-        let conn = OwnedConnection(RawConnection(db));
+        let conn = OwnedConnection(RawConnection::new(db));
         if rc != SQLITE_OK {
             return None;
         }
@@ -308,15 +351,17 @@ impl OwnedConnection {
 
     /// The handle, for registering the functions.
     pub fn handle(&self) -> *mut sqlite3 {
-        self.0 .0
+        self.0.handle
     }
 }
 
 impl Drop for OwnedConnection {
     fn drop(&mut self) {
+        // Its kept statements first, so that the close finds none open.
+        self.0.prepared.borrow_mut().clear();
         // SAFETY: the handle came from open_v2 and is closed once; close_v2
         // accepts null.
-        unsafe { sqlite!(close_v2(self.0 .0)) };
+        unsafe { sqlite!(close_v2(self.0.handle)) };
     }
 }
 
@@ -340,7 +385,7 @@ impl Connection for RawConnection {
         }
         // SAFETY: the connection is open and the schema name static and
         // NUL-terminated; db_readonly only reads the connection's state.
-        if unsafe { sqlite!(db_readonly(self.0, c"main".as_ptr())) } != 0 {
+        if unsafe { sqlite!(db_readonly(self.handle, c"main".as_ptr())) } != 0 {
             return false;
         }
         let Some(file) = self.filename() else {
@@ -363,11 +408,12 @@ impl Connection for RawConnection {
     }
 
     fn query(&self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, SqlError> {
-        let (stmt, _) = self.prepare(sql)?;
+        let stmt = self.statement(sql)?;
         if stmt.0.is_null() {
             return Ok(Vec::new());
         }
-        self.bind(&stmt, params)?;
-        self.run(&stmt)
+        let rows = self.bind(&stmt, params).and_then(|()| self.run(&stmt));
+        self.keep(sql, stmt);
+        rows
     }
 }
