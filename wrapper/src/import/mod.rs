@@ -229,10 +229,16 @@ pub enum Format {
     /// SpecStory's Markdown exports of chats (`.specstory/history/*.md`).
     #[serde(rename = "specstory")]
     SpecStory,
-    /// OpenCode sessions (`storage/session/<project>/ses_*.json`, with
-    /// their messages and parts beside them).
+    /// OpenCode sessions: its database (`opencode.db`) and its older JSON
+    /// storage (`storage/session/<project>/ses_*.json`, with their messages
+    /// and parts beside them).
     #[serde(rename = "opencode")]
     OpenCode,
+    /// Kilo's sessions, as its CLI (a fork of OpenCode) and the editor
+    /// extension built on it keep them: `kilo.db`, or a JSON storage like
+    /// OpenCode's.
+    #[serde(rename = "kilo")]
+    Kilo,
     /// Cline tasks (`tasks/<id>/api_conversation_history.json`).
     #[serde(rename = "cline")]
     Cline,
@@ -247,7 +253,7 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order files are tested against them.
-    pub const ALL: [Format; 14] = [
+    pub const ALL: [Format; 15] = [
         Format::OpenClaw,
         Format::Codex,
         Format::ChatGpt,
@@ -259,7 +265,10 @@ impl Format {
         Format::Aider,
         Format::Cursor,
         Format::SpecStory,
+        // The two write one format; where a file is tells which (see
+        // [`detect`]).
         Format::OpenCode,
+        Format::Kilo,
         // The three write one format; the folder a task is in tells which
         // (see [`detect`]).
         Format::Cline,
@@ -281,6 +290,7 @@ impl Format {
             Format::Cursor => "cursor",
             Format::SpecStory => "specstory",
             Format::OpenCode => "opencode",
+            Format::Kilo => "kilo",
             Format::Cline => "cline",
             Format::RooCode => "roo-code",
             Format::KiloCode => "kilo-code",
@@ -312,7 +322,8 @@ impl Format {
             Format::Hermes => hermes::reads_file_named(name),
             Format::Cursor => name == cursor::DATABASE_NAME,
             Format::SpecStory => specstory::reads_file_named(name),
-            Format::OpenCode => opencode::reads_file_named(name),
+            // `ses_*.json` in the storage, and the databases.
+            Format::OpenCode | Format::Kilo => opencode::reads_file_named(name),
             // The task's other files are read beside it.
             Format::Cline | Format::RooCode | Format::KiloCode => name == cline::FILE_NAME,
         }
@@ -333,12 +344,14 @@ impl Format {
             Format::Cline => cline::recognises(entry),
             // Markdown, recognised by its first line, and databases, by
             // their tables (see [`detect`]); Roo Code and Kilo Code, by the
-            // folder of what Cline's recognises.
+            // folder of what Cline's recognises, Kilo by that of what
+            // OpenCode's recognises.
             Format::Aider
             | Format::SpecStory
             | Format::Cursor
             | Format::RooCode
-            | Format::KiloCode => false,
+            | Format::KiloCode
+            | Format::Kilo => false,
         })
     }
 
@@ -351,7 +364,10 @@ impl Format {
             Format::ChatGpt => Open::Records(chatgpt::open()),
             Format::ClaudeAi => Open::Records(claude_ai::open()),
             Format::GeminiCli => Open::Records(gemini_cli::open()),
-            Format::OpenCode => Open::Records(opencode::open(path)),
+            Format::OpenCode | Format::Kilo if database::is_database(path).unwrap_or(false) => {
+                Open::Database(opencode::open_database(self))
+            }
+            Format::OpenCode | Format::Kilo => Open::Records(opencode::open(path, self)),
             Format::Aider => {
                 let (reader, agent_id) = aider::open(path);
                 Open::Text { reader, agent_id }
@@ -780,7 +796,7 @@ pub fn is_transcript_name(path: &Path) -> bool {
         format.reads_file_named(name)
             // OpenCode keeps other files named after sessions too
             // (`session_diff/`, `todo/`, `session_share/`).
-            && (format != Format::OpenCode || opencode::in_session_folder(path))
+            && (!matches!(format, Format::OpenCode | Format::Kilo) || opencode::reads_path(path))
     })
 }
 
@@ -788,15 +804,18 @@ pub fn is_transcript_name(path: &Path) -> bool {
 /// whose changes are changes of the transcript (a program that follows
 /// transcripts by their files' stamps must watch them too): an OpenCode
 /// session file's message files, which a new message adds to and a
-/// finished answer rewrites. None for the other formats, whose sessions are
-/// each one file.
+/// finished answer rewrites; a database's write-ahead log, `<name>-wal`,
+/// where a tool that has it open in WAL mode writes (the database file
+/// itself may keep its size and time until the log is copied into it).
+/// None for the other formats, whose sessions are each one file.
 pub fn companion_files(path: &Path) -> Vec<PathBuf> {
-    let named = path
-        .file_name()
-        .and_then(|name| name.to_str())
-        .is_some_and(|name| Format::OpenCode.reads_file_named(name))
-        && opencode::in_session_folder(path);
-    match named {
+    let mut log = path.as_os_str().to_owned();
+    log.push("-wal");
+    let log = PathBuf::from(log);
+    if log.is_file() && database::is_database(path).unwrap_or(false) {
+        return vec![log];
+    }
+    match opencode::is_session_path(path) {
         true => opencode::message_files(path),
         false => Vec::new(),
     }
@@ -805,7 +824,12 @@ pub fn companion_files(path: &Path) -> Vec<PathBuf> {
 /// Whether `path` is named as a database a directory import reads.
 fn is_database_name(path: &Path) -> bool {
     path.file_name()
-        .is_some_and(|name| name == hermes::DATABASE_NAME || name == cursor::DATABASE_NAME)
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| {
+            name == hermes::DATABASE_NAME
+                || name == cursor::DATABASE_NAME
+                || opencode::is_database_name(name)
+        })
 }
 
 /// Adds the transcripts under `dir` to `files`; a directory that cannot be
@@ -838,17 +862,18 @@ fn transcripts(dir: &Path, files: &mut Vec<PathBuf>, report: &mut ImportReport) 
 /// The format of the file at `path`, from its first entries, else its first
 /// JSON record (a document spread over lines), else its name. A Cline task's
 /// conversation is Roo Code's or Kilo Code's when the folder it is in says
-/// so ([`cline::member`]).
+/// so ([`cline::member`]), an OpenCode database or session Kilo's when
+/// its place does ([`opencode::member`]).
 fn detect(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<Format>> {
-    if database::is_database(path)? {
-        return Ok(database::detect(path));
-    }
-    Ok(
-        detect_content(path, max_line_bytes)?.map(|format| match format {
-            Format::Cline => cline::member(path),
-            format => format,
-        }),
-    )
+    let detected = match database::is_database(path)? {
+        true => database::detect(path),
+        false => detect_content(path, max_line_bytes)?,
+    };
+    Ok(detected.map(|format| match format {
+        Format::Cline => cline::member(path),
+        Format::OpenCode => opencode::member(path),
+        format => format,
+    }))
 }
 
 /// [`detect`] by content alone.
