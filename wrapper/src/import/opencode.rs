@@ -102,6 +102,13 @@ pub(super) fn reads_file_named(name: &str) -> bool {
     is_session_file_name(name) || is_database_name(name)
 }
 
+/// The name of `path`'s file, or `""`.
+fn file_name(path: &Path) -> &str {
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or_default()
+}
+
 /// Whether `name` is a session file's, `ses_<id>.json`.
 fn is_session_file_name(name: &str) -> bool {
     name.starts_with("ses_") && name.ends_with(".json")
@@ -122,10 +129,7 @@ pub(super) fn is_database_name(name: &str) -> bool {
 /// Whether a directory import reads the file `path`: a database of the
 /// names above, or a session file ([`is_session_path`]).
 pub(super) fn reads_path(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .and_then(|name| name.to_str())
-        .unwrap_or_default();
+    let name = file_name(path);
     is_database_name(name) || is_session_path(path)
 }
 
@@ -133,10 +137,7 @@ pub(super) fn reads_path(path: &Path) -> bool {
 /// folder, where OpenCode keeps them (other folders hold files named after
 /// sessions too).
 pub(super) fn is_session_path(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .and_then(|name| name.to_str())
-        .unwrap_or_default();
+    let name = file_name(path);
     is_session_file_name(name)
         && path
             .ancestors()
@@ -150,10 +151,7 @@ pub(super) fn is_session_path(path: &Path) -> bool {
 /// database, or above `storage/session/<project>/`), or a database named
 /// `kilo*.db`; else OpenCode's.
 pub(super) fn member(path: &Path) -> Format {
-    let name = path
-        .file_name()
-        .and_then(|name| name.to_str())
-        .unwrap_or_default();
+    let name = file_name(path);
     let data_folder = match is_session_file_name(name) {
         true => path.ancestors().nth(4),
         false => path.parent(),
