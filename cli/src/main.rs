@@ -149,7 +149,7 @@ struct ImportArgs {
     home: Option<PathBuf>,
     /// Read every file as this format instead of recognising it
     /// (claude-code, openclaw, codex, chatgpt, claude-ai, gemini-cli,
-    /// aider, opencode, hermes, cursor, specstory, cline, roo-code,
+    /// aider, opencode, kilo, hermes, cursor, specstory, cline, roo-code,
     /// kilo-code)
     #[arg(long)]
     format: Option<Format>,
@@ -157,7 +157,7 @@ struct ImportArgs {
     /// project directory for Claude Code, the agent directory or "openclaw"
     /// for OpenClaw, "codex" for Codex, "chatgpt" and "claude-ai" for their
     /// data exports, "gemini-cli" for Gemini CLI, the project directory for
-    /// Aider, "opencode" for OpenCode, "hermes" (or "hermes-<profile>") for
+    /// Aider, "opencode" for OpenCode, "kilo" for Kilo, "hermes" (or "hermes-<profile>") for
     /// Hermes Agent, "cursor" for Cursor, the tool its header names for
     /// SpecStory, the workspace directory for Cline, Roo Code and Kilo Code]
     #[arg(long)]
@@ -642,7 +642,7 @@ fn describe_import(paths: &[PathBuf], report: &ImportReport, indexed: i64) -> St
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         let _ = writeln!(
             out,
-            "No transcripts (*.jsonl, conversations.json, session-*.json, .aider.chat.history.md, OpenCode ses_*.json, Cline api_conversation_history.json, state.db, state.vscdb, SpecStory *.md) found in {}.",
+            "No transcripts (*.jsonl, conversations.json, session-*.json, .aider.chat.history.md, OpenCode ses_*.json, opencode.db, kilo.db, Cline api_conversation_history.json, state.db, state.vscdb, SpecStory *.md) found in {}.",
             names.join(", ")
         );
     }

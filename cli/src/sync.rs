@@ -6,9 +6,10 @@
 //! (`sql/sync.sql`), and imports only the files that changed. A transcript
 //! whose session is spread over other files too (an OpenCode session file,
 //! whose messages are files of their own: see
-//! [`session_search::import::companion_files`]) is stamped with them: its
-//! size is theirs summed, its time the latest, so a new message, or an
-//! answer finished, makes the session read again. A changed file
+//! [`session_search::import::companion_files`]; a database, whose tool
+//! writes its write-ahead log `<name>-wal` while it has it open) is stamped
+//! with them: its size is theirs summed, its time the latest, so a new
+//! message, or an answer finished, makes the session read again. A changed file
 //! is read again from its start: the importer recognises the messages it
 //! stored before by their ids, so a grown file adds its new lines, a last
 //! line still being written waits for the next pass, and a file truncated or
@@ -270,14 +271,17 @@ impl<'a> Syncer<'a> {
             .map_err(|e| format!("cannot watch the transcript folders: {e}"))?;
         let mut watched: Vec<(PathBuf, RecursiveMode)> = Vec::new();
         loop {
-            // A folder that exists is watched whole; for one that does not
-            // exist yet, the nearest folder above it that does, so that its
-            // creation starts a pass which then watches it.
+            // A folder that exists is watched whole; a file, with the folder
+            // it is in (a database's log is written beside it); for one that
+            // does not exist yet, the nearest folder above it that does, so
+            // that its creation starts a pass which then watches it.
             let mut wanted: Vec<(PathBuf, RecursiveMode)> = Vec::new();
             for source in &self.sources {
-                let watch = match source.path.exists() {
-                    true => Some((source.path.clone(), RecursiveMode::Recursive)),
-                    false => source
+                let folder = source.path.parent().filter(|_| source.path.is_file());
+                let watch = match (folder, source.path.exists()) {
+                    (Some(folder), _) => Some((folder.to_owned(), RecursiveMode::NonRecursive)),
+                    (None, true) => Some((source.path.clone(), RecursiveMode::Recursive)),
+                    (None, false) => source
                         .path
                         .ancestors()
                         .find(|folder| folder.is_dir())
@@ -341,8 +345,9 @@ impl<'a> Syncer<'a> {
 
     /// Whether `event` may change what a pass finds: something created,
     /// written, renamed or removed in a followed folder, or on the way to
-    /// one that does not exist yet (a read, or a new access time, is not;
-    /// an error of the watcher is, to be safe).
+    /// one that does not exist yet, or a followed database's log (a read,
+    /// or a new access time, is not; an error of the watcher is, to be
+    /// safe).
     fn matters(&self, event: &notify::Result<Event>) -> bool {
         let Ok(event) = event else {
             return true;
@@ -354,11 +359,21 @@ impl<'a> Syncer<'a> {
             return false;
         }
         event.paths.iter().any(|path| {
-            self.sources
-                .iter()
-                .any(|source| path.starts_with(&source.path) || source.path.starts_with(path))
+            self.sources.iter().any(|source| {
+                path.starts_with(&source.path)
+                    || source.path.starts_with(path)
+                    || is_log_of(path, &source.path)
+            })
         })
     }
+}
+
+/// Whether `path` is the write-ahead log of the database `database`,
+/// `<database>-wal`, written while its tool has it open.
+fn is_log_of(path: &Path, database: &Path) -> bool {
+    let mut log = database.as_os_str().to_owned();
+    log.push("-wal");
+    path == Path::new(&log)
 }
 
 /// The arguments of `session-search sync`.

@@ -183,7 +183,7 @@ fn import_problems() {
     std::fs::create_dir(&empty).unwrap();
     let out = ok(&db, &["import", empty.to_str().unwrap()]);
     assert!(
-        out.contains("No transcripts (*.jsonl, conversations.json, session-*.json, .aider.chat.history.md, OpenCode ses_*.json, Cline api_conversation_history.json, state.db, state.vscdb, SpecStory *.md) found in"),
+        out.contains("No transcripts (*.jsonl, conversations.json, session-*.json, .aider.chat.history.md, OpenCode ses_*.json, opencode.db, kilo.db, Cline api_conversation_history.json, state.db, state.vscdb, SpecStory *.md) found in"),
         "{out}"
     );
 

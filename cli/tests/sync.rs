@@ -461,3 +461,73 @@ fn an_opencode_session_is_read_again_when_its_message_files_change() {
     assert_eq!(idle["unchanged"], 1);
     assert_eq!(home.count("SELECT count(*) FROM messages"), 2);
 }
+
+/// OpenCode's database in the default data folder, built from the
+/// repository's fixture, held open in WAL mode as OpenCode holds it while
+/// it runs (the log is never copied into the file meanwhile).
+fn opencode_database(home: &Home) -> (PathBuf, rusqlite::Connection) {
+    let db = home.path(".local/share/opencode/opencode.db");
+    fs::create_dir_all(db.parent().unwrap()).unwrap();
+    let sql = fs::read_to_string(repository("tests/fixtures/opencode/opencode.sql")).unwrap();
+    let opencode = rusqlite::Connection::open(&db).unwrap();
+    opencode.execute_batch(&sql).unwrap();
+    let journal = opencode
+        .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0));
+    assert_eq!(journal.unwrap(), "wal");
+    opencode
+        .pragma_update(None, "wal_autocheckpoint", 0)
+        .unwrap();
+    (db, opencode)
+}
+
+/// Adds a user message saying `text` to the fixture's `ses_invoice`.
+fn opencode_row(opencode: &rusqlite::Connection, id: &str, text: &str) {
+    let data = json!({"role": "user", "time": {"created": 1_767_261_710_000_i64}});
+    let part = json!({"type": "text", "text": text});
+    opencode
+        .execute_batch(&format!(
+            "INSERT INTO message VALUES ('{id}', 'ses_invoice', 1767261710000, 1767261710000, '{data}');
+             INSERT INTO part VALUES ('prt_{id}', '{id}', 'ses_invoice', 1767261710000, 1767261710000, '{part}');"
+        ))
+        .unwrap();
+}
+
+#[test]
+fn a_database_is_read_again_when_only_its_log_changes() {
+    let home = Home::new();
+    let (db, opencode) = opencode_database(&home);
+    let first = home.sync();
+    assert_eq!(first["files"][0]["imported"], 14, "{first}");
+    assert_eq!(home.sync()["unchanged"], 1);
+
+    // OpenCode writes a message: only the log changes.
+    let before = fs::metadata(&db).unwrap();
+    opencode_row(&opencode, "msg_c03", "and the toucan letterhead?");
+    let after = fs::metadata(&db).unwrap();
+    assert_eq!(
+        (before.len(), before.modified().unwrap()),
+        (after.len(), after.modified().unwrap())
+    );
+    let grown = home.sync();
+    assert_eq!(grown["files"][0]["imported"], 1, "{grown}");
+    assert_eq!(grown["files"][0]["already_present"], 14, "{grown}");
+    assert_eq!(home.hits("toucan"), ["opencode:ses_invoice"]);
+
+    let idle = home.sync();
+    assert_eq!(idle["files"], json!([]));
+    assert_eq!(idle["unchanged"], 1);
+}
+
+#[test]
+fn watch_follows_a_database_through_its_log() {
+    let home = Home::new();
+    let (_db, opencode) = opencode_database(&home);
+    let watcher = Watcher::start(&home);
+    searchable(&home, "invoice");
+
+    opencode_row(&opencode, "msg_c03", "and the toucan letterhead?");
+    // Long before the rescan: the log's change wakes the watch.
+    assert!(searchable(&home, "toucan") < Duration::from_secs(20));
+    drop(watcher);
+    assert_eq!(home.count("SELECT count(*) FROM messages"), 15);
+}

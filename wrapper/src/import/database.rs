@@ -1,12 +1,12 @@
 //! Formats whose history is a SQLite database (Hermes Agent's `state.db`,
-//! Cursor's `state.vscdb`): the file is recognised by the SQLite header
+//! Cursor's `state.vscdb`, OpenCode's `opencode.db` and Kilo's `kilo.db`): the file is recognised by the SQLite header
 //! and the tables it has, opened read-only (the tool may have it open, in
 //! WAL mode; nothing is ever written to it), and read by the format's
 //! [`DatabaseReader`] into as many sessions as it holds, through
 //! [`Sessions`].
 
 use super::records::Sessions;
-use super::{cursor, hermes, Format};
+use super::{cursor, hermes, opencode, Format};
 use crate::Result;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use std::fs::File;
@@ -71,6 +71,10 @@ pub(super) fn detect(path: &Path) -> Option<Format> {
     }
     if cursor::recognises_database(&db) {
         return Some(Format::Cursor);
+    }
+    // Kilo's too (see [`opencode::member`]).
+    if opencode::recognises_database(&db) {
+        return Some(Format::OpenCode);
     }
     None
 }

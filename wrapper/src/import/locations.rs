@@ -74,11 +74,19 @@ const TOOLS: &[Tool] = &[
         home_folder: "",
         folders: &[".gemini/tmp"],
     },
+    // The database first: it holds what OpenCode copied from its older
+    // storage, whose sessions then add nothing.
     Tool {
         name: "OpenCode",
         variable: Some("XDG_DATA_HOME"),
         home_folder: ".local/share",
-        folders: &["opencode/storage"],
+        folders: &["opencode/opencode.db", "opencode/storage"],
+    },
+    Tool {
+        name: "Kilo",
+        variable: Some("XDG_DATA_HOME"),
+        home_folder: ".local/share",
+        folders: &["kilo/kilo.db", "kilo/storage"],
     },
     Tool {
         name: "Cline",
@@ -228,6 +236,13 @@ mod tests {
             of(&home, "Gemini CLI"),
             [Path::new("/home/ada/.gemini/tmp")]
         );
+        assert_eq!(
+            of(&home, "OpenCode"),
+            [
+                Path::new("/home/ada/.local/share/opencode/opencode.db"),
+                Path::new("/home/ada/.local/share/opencode/storage")
+            ]
+        );
         #[cfg(target_os = "linux")]
         assert_eq!(
             of(&home, "Roo Code")[0],
@@ -244,6 +259,7 @@ mod tests {
             ("CODEX_HOME", "/data/codex"),
             ("GEMINI_CLI_HOME", "/data/g"),
             ("XDG_CONFIG_HOME", "/cfg"),
+            ("XDG_DATA_HOME", "/data/share"),
             ("CLAUDE_CONFIG_DIR", ""),
         ]);
         assert_eq!(
@@ -254,6 +270,7 @@ mod tests {
             ]
         );
         assert_eq!(of(&moved, "Gemini CLI"), [Path::new("/data/g/.gemini/tmp")]);
+        assert_eq!(of(&moved, "Kilo")[0], Path::new("/data/share/kilo/kilo.db"));
         // An empty variable is unset.
         assert_eq!(
             of(&moved, "Claude Code"),

@@ -5,7 +5,8 @@
 //! [`import_path`] takes a file or a directory (searched recursively for
 //! the names each format's files have: `*.jsonl`, OpenClaw's archives,
 //! `conversations.json`, Gemini CLI's `session-*.json`,
-//! `.aider.chat.history.md`, OpenCode's `ses_*.json`, a Cline task's
+//! `.aider.chat.history.md`, OpenCode's `ses_*.json`, `opencode.db` and
+//! `opencode-<channel>.db` (Kilo's `kilo.db`, `kilo-<channel>.db`), a Cline task's
 //! `api_conversation_history.json`, Hermes's `state.db` and
 //! `session_*.json`, Cursor's `state.vscdb`, SpecStory's
 //! `<date>_<time>-<title>.md`, see [`is_transcript_name`]), recognises each
@@ -26,7 +27,7 @@
 //! | [`Format::Hermes`] | Hermes Agent's session store `~/.hermes/state.db` (SQLite: `sessions`, `messages`); a session with a `parent_session_id` (continuation, branch, subagent) is spawned by it; a turn undone with `/undo` is off the active branch. Its JSON logs `sessions/session_<id>.json`, unless `state.db` gave the session | `hermes:<id>`, messages by row id (`m<n>` in a log) | `hermes`, or `hermes-<name>` for a profile |
 //! | [`Format::Cursor`] | Cursor's `state.vscdb` (SQLite): `cursorDiskKV`'s `composerData:<id>` conversations and `bubbleId:<id>:<bubble>` messages, an older workspace's chat tabs in `ItemTable`; a composer's sub-composers are spawned by it | `cursor:<composerId>`, messages by bubble id | `cursor` |
 //! | [`Format::SpecStory`] | SpecStory's Markdown exports, `.specstory/history/*.md`: a message per `_**User**_` / `_**Assistant**_` turn; thinking and tool use not searchable | `specstory:<session id>`, messages `L<line>` | the tool its header names (`cursor`) |
-//! | [`Format::OpenCode`] | OpenCode's JSON storage: `storage/session/<project>/ses_*.json` (the file imported), its messages in `storage/message/<session>/`, their parts in `storage/part/<message>/` (or the legacy flat `storage/part/`); messages in time order, one after the other; the active branch ends before the session's `revert` | `opencode:<sessionID>`, spawned by `opencode:<parentID>` | `opencode` |
+//! | [`Format::OpenCode`], [`Format::Kilo`] | OpenCode's database `opencode.db` (`opencode-<channel>.db`; SQLite: `session`, `message` and `part`, with each message's and part's JSON in `data`), and its older JSON storage: `storage/session/<project>/ses_*.json` (the file imported), its messages in `storage/message/<session>/`, their parts in `storage/part/<message>/` (or the legacy flat `storage/part/`); messages in time order, one after the other; the active branch ends before the session's `revert`; a session in both is stored once. Kilo's CLI, a fork, keeps `kilo.db` and `storage/` in its data folder `kilo`, which tells which tool | `opencode:<sessionID>` (`kilo:…`), spawned by `opencode:<parentID>` | `opencode`, `kilo` |
 //! | [`Format::Cline`], [`Format::RooCode`], [`Format::KiloCode`] | a task folder, `<global storage>/tasks/<taskId>/`: its conversation `api_conversation_history.json` (an array of `user` / `assistant` messages, or Roo Code's `{"version": 2, "messages"}`), times from `ui_messages.json` or each message's `ts`, the working directory and parent task from `history_item.json` (else the first message's environment details); the global storage folder (`saoudrizwan.claude-dev`, `rooveterinaryinc.roo-cline`, `kilocode.kilo-code`) tells which tool; linear | `cline:<taskId>` (`roo-code:…`, `kilo-code:…`), a sub-task spawned by its `parentTaskId`; messages `t<ts>-<fingerprint>`, or `n<position>-<fingerprint>` | the working directory's name, else the tool's |
 //!
 //! [`ImportOptions::agent_id`] overrides the agent for every file.
@@ -79,7 +80,7 @@
 //!   previous message, not the stale parent it was written with; a
 //!   compaction boundary whose logical parent is not in the file continues
 //!   after the previous message, silently.
-//! - OpenCode: text parts are searchable, `synthetic` ones (text OpenCode
+//! - OpenCode and Kilo: text parts are searchable, `synthetic` ones (text OpenCode
 //!   wrote, such as an attached file's content) context; reasoning, tool
 //!   calls with their output (kept in the answer that made them), files,
 //!   patches, snapshots and the other parts are stored under their types,
@@ -89,7 +90,11 @@
 //!   ([`FileReport::updated`]). A message or part file that cannot be read,
 //!   is cut off or is not JSON is reported as [`Issue::SkippedFile`] and
 //!   left out; its message is never rewritten from the rest. A session's
-//!   message files are its [`companion_files`].
+//!   message files are its [`companion_files`]. In the database, a message
+//!   or part whose `data` is not JSON is reported with its session's
+//!   number and its id, and left out the same way. The database holds what
+//!   OpenCode copied from its storage, with the same ids: a session read
+//!   from both is stored once.
 //! - The host's entry id goes in `messages.message_id` (Codex rollouts have
 //!   none: the line number, `L<n>`, stands in). Parents are mapped to
 //!   `messages.id`, through entries that are not messages (progress, model
@@ -106,7 +111,7 @@
 //! - Where each session came from, its [`Origin`]: format, the host's id for
 //!   it and the working directory it ran in (Claude Code entries' `cwd`, the
 //!   Codex `session_meta`, OpenClaw session header's, an OpenCode
-//!   session's `directory`, Hermes's `sessions.cwd`, a Cline task's
+//!   session's `directory` or its answers' `path.cwd`, Hermes's `sessions.cwd`, a Cline task's
 //!   workspace), in a table of `sql/import.sql` that no SQL function needs;
 //!   read it with [`origin`].
 //!
@@ -115,10 +120,13 @@
 //! complete record, cut off or not JSON, is reported at that record's
 //! number, and the records before it are imported.
 //!
-//! A database (Hermes's `state.db`, Cursor's `state.vscdb`) is opened
-//! read-only and never written, even while its tool has it open in WAL
-//! mode; a row that cannot be read is reported with its row id (Hermes) or
-//! its conversation's number in key order and its key (Cursor), and a
+//! A database (Hermes's `state.db`, Cursor's `state.vscdb`, OpenCode's
+//! `opencode.db`, Kilo's `kilo.db`) is opened read-only and never written,
+//! even while its tool has it open in WAL mode (its log, `<name>-wal`, is
+//! one of its [`companion_files`]); a row that cannot be read is reported
+//! with its row id (Hermes), its conversation's number in key order and
+//! its key (Cursor), or its session's number in the order of creation and
+//! its id (OpenCode), and a
 //! query of the database that fails ends the file with a
 //! [`FileProblem::Unreadable`], what was read before imported.
 //!
@@ -229,10 +237,16 @@ pub enum Format {
     /// SpecStory's Markdown exports of chats (`.specstory/history/*.md`).
     #[serde(rename = "specstory")]
     SpecStory,
-    /// OpenCode sessions (`storage/session/<project>/ses_*.json`, with
-    /// their messages and parts beside them).
+    /// OpenCode sessions: its database (`opencode.db`) and its older JSON
+    /// storage (`storage/session/<project>/ses_*.json`, with their messages
+    /// and parts beside them).
     #[serde(rename = "opencode")]
     OpenCode,
+    /// Kilo's sessions, as its CLI (a fork of OpenCode) and the editor
+    /// extension built on it keep them: `kilo.db`, or a JSON storage like
+    /// OpenCode's.
+    #[serde(rename = "kilo")]
+    Kilo,
     /// Cline tasks (`tasks/<id>/api_conversation_history.json`).
     #[serde(rename = "cline")]
     Cline,
@@ -247,7 +261,7 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order files are tested against them.
-    pub const ALL: [Format; 14] = [
+    pub const ALL: [Format; 15] = [
         Format::OpenClaw,
         Format::Codex,
         Format::ChatGpt,
@@ -259,7 +273,10 @@ impl Format {
         Format::Aider,
         Format::Cursor,
         Format::SpecStory,
+        // The two write one format; where a file is tells which (see
+        // [`detect`]).
         Format::OpenCode,
+        Format::Kilo,
         // The three write one format; the folder a task is in tells which
         // (see [`detect`]).
         Format::Cline,
@@ -281,6 +298,7 @@ impl Format {
             Format::Cursor => "cursor",
             Format::SpecStory => "specstory",
             Format::OpenCode => "opencode",
+            Format::Kilo => "kilo",
             Format::Cline => "cline",
             Format::RooCode => "roo-code",
             Format::KiloCode => "kilo-code",
@@ -312,7 +330,8 @@ impl Format {
             Format::Hermes => hermes::reads_file_named(name),
             Format::Cursor => name == cursor::DATABASE_NAME,
             Format::SpecStory => specstory::reads_file_named(name),
-            Format::OpenCode => opencode::reads_file_named(name),
+            // `ses_*.json` in the storage, and the databases.
+            Format::OpenCode | Format::Kilo => opencode::reads_file_named(name),
             // The task's other files are read beside it.
             Format::Cline | Format::RooCode | Format::KiloCode => name == cline::FILE_NAME,
         }
@@ -333,12 +352,14 @@ impl Format {
             Format::Cline => cline::recognises(entry),
             // Markdown, recognised by its first line, and databases, by
             // their tables (see [`detect`]); Roo Code and Kilo Code, by the
-            // folder of what Cline's recognises.
+            // folder of what Cline's recognises, Kilo by that of what
+            // OpenCode's recognises.
             Format::Aider
             | Format::SpecStory
             | Format::Cursor
             | Format::RooCode
-            | Format::KiloCode => false,
+            | Format::KiloCode
+            | Format::Kilo => false,
         })
     }
 
@@ -351,7 +372,10 @@ impl Format {
             Format::ChatGpt => Open::Records(chatgpt::open()),
             Format::ClaudeAi => Open::Records(claude_ai::open()),
             Format::GeminiCli => Open::Records(gemini_cli::open()),
-            Format::OpenCode => Open::Records(opencode::open(path)),
+            Format::OpenCode | Format::Kilo if database::is_database(path).unwrap_or(false) => {
+                Open::Database(opencode::open_database(self))
+            }
+            Format::OpenCode | Format::Kilo => Open::Records(opencode::open(path, self)),
             Format::Aider => {
                 let (reader, agent_id) = aider::open(path);
                 Open::Text { reader, agent_id }
@@ -763,7 +787,9 @@ pub fn find_transcripts(path: &Path) -> Result<(Vec<PathBuf>, ImportReport)> {
 /// ChatGPT or Claude.ai data export; `session-*.json`, a Gemini CLI
 /// session; `.aider.chat.history.md`, Aider's chat history; `ses_*.json`
 /// in a `session/<project>/` folder, an OpenCode session (whose messages and
-/// parts, in other files, are read with it); `api_conversation_history.json`,
+/// parts, in other files, are read with it); `opencode.db` and
+/// `opencode-<channel>.db`, OpenCode's database (`kilo.db`, `kilo-*.db`,
+/// Kilo's); `api_conversation_history.json`,
 /// a Cline, Roo Code or Kilo Code task's conversation (the task's
 /// `ui_messages.json` and `history_item.json` are read beside it, not on
 /// their own); `state.db` and `session_*.json`, Hermes Agent's session store
@@ -771,7 +797,8 @@ pub fn find_transcripts(path: &Path) -> Result<(Vec<PathBuf>, ImportReport)> {
 /// `<YYYY-MM-DD>_<time>-<title>.md`, SpecStory's exports. No other `*.json`
 /// file is read (Gemini CLI's `logs.json`, which repeats the prompts of its
 /// sessions, neither). A directory import reads the databases first, so
-/// that a session Hermes keeps in both is read from `state.db`.
+/// that a session Hermes keeps in both is read from `state.db`, and one
+/// OpenCode copied from its storage into its database, from the database.
 pub fn is_transcript_name(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
         return false;
@@ -780,7 +807,7 @@ pub fn is_transcript_name(path: &Path) -> bool {
         format.reads_file_named(name)
             // OpenCode keeps other files named after sessions too
             // (`session_diff/`, `todo/`, `session_share/`).
-            && (format != Format::OpenCode || opencode::in_session_folder(path))
+            && (!matches!(format, Format::OpenCode | Format::Kilo) || opencode::reads_path(path))
     })
 }
 
@@ -788,15 +815,20 @@ pub fn is_transcript_name(path: &Path) -> bool {
 /// whose changes are changes of the transcript (a program that follows
 /// transcripts by their files' stamps must watch them too): an OpenCode
 /// session file's message files, which a new message adds to and a
-/// finished answer rewrites. None for the other formats, whose sessions are
-/// each one file.
+/// finished answer rewrites; a database's write-ahead log, `<name>-wal`,
+/// where a tool that has it open in WAL mode writes (the database file
+/// itself may keep its size and time until the log is copied into it),
+/// when it holds something (a reader may leave an empty one). None for the
+/// other formats, whose sessions are each one file.
 pub fn companion_files(path: &Path) -> Vec<PathBuf> {
-    let named = path
-        .file_name()
-        .and_then(|name| name.to_str())
-        .is_some_and(|name| Format::OpenCode.reads_file_named(name))
-        && opencode::in_session_folder(path);
-    match named {
+    let mut log = path.as_os_str().to_owned();
+    log.push("-wal");
+    let log = PathBuf::from(log);
+    let written = std::fs::metadata(&log).is_ok_and(|log| log.is_file() && log.len() > 0);
+    if written && database::is_database(path).unwrap_or(false) {
+        return vec![log];
+    }
+    match opencode::is_session_path(path) {
         true => opencode::message_files(path),
         false => Vec::new(),
     }
@@ -805,7 +837,12 @@ pub fn companion_files(path: &Path) -> Vec<PathBuf> {
 /// Whether `path` is named as a database a directory import reads.
 fn is_database_name(path: &Path) -> bool {
     path.file_name()
-        .is_some_and(|name| name == hermes::DATABASE_NAME || name == cursor::DATABASE_NAME)
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| {
+            name == hermes::DATABASE_NAME
+                || name == cursor::DATABASE_NAME
+                || opencode::is_database_name(name)
+        })
 }
 
 /// Adds the transcripts under `dir` to `files`; a directory that cannot be
@@ -838,17 +875,18 @@ fn transcripts(dir: &Path, files: &mut Vec<PathBuf>, report: &mut ImportReport) 
 /// The format of the file at `path`, from its first entries, else its first
 /// JSON record (a document spread over lines), else its name. A Cline task's
 /// conversation is Roo Code's or Kilo Code's when the folder it is in says
-/// so ([`cline::member`]).
+/// so ([`cline::member`]), an OpenCode database or session Kilo's when
+/// its place does ([`opencode::member`]).
 fn detect(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<Format>> {
-    if database::is_database(path)? {
-        return Ok(database::detect(path));
-    }
-    Ok(
-        detect_content(path, max_line_bytes)?.map(|format| match format {
-            Format::Cline => cline::member(path),
-            format => format,
-        }),
-    )
+    let detected = match database::is_database(path)? {
+        true => database::detect(path),
+        false => detect_content(path, max_line_bytes)?,
+    };
+    Ok(detected.map(|format| match format {
+        Format::Cline => cline::member(path),
+        Format::OpenCode => opencode::member(path),
+        format => format,
+    }))
 }
 
 /// [`detect`] by content alone.

@@ -22,13 +22,15 @@ impl Origin {
     /// that have one: `claude --resume <id>` (run in [`Origin::cwd`]: Claude
     /// Code finds sessions by project directory), `codex resume <id>`,
     /// `hermes --resume <id>`.
-    /// `opencode --session <id>` (run in [`Origin::cwd`] too).
+    /// `opencode --session <id>` (run in [`Origin::cwd`] too), `kilo
+    /// --session <id>`.
     pub fn resume_command(&self) -> Option<String> {
         match self.format {
             Format::ClaudeCode => Some(format!("claude --resume {}", self.host_id)),
             Format::Codex => Some(format!("codex resume {}", self.host_id)),
             Format::Hermes => Some(format!("hermes --resume {}", self.host_id)),
             Format::OpenCode => Some(format!("opencode --session {}", self.host_id)),
+            Format::Kilo => Some(format!("kilo --session {}", self.host_id)),
             Format::OpenClaw
             | Format::ChatGpt
             | Format::ClaudeAi
