@@ -18,7 +18,10 @@
 //! - `redaction`: redaction throughput, a 10 MB message indexed, and
 //!   searches that only secrets would match ([`redaction`]);
 //! - `sync`: the CLI's `sync --watch` following transcript folders: how
-//!   soon an appended line is searchable, and its CPU when idle ([`sync`]).
+//!   soon an appended line is searchable, and its CPU when idle ([`sync`]);
+//! - `import`: import throughput per format on the real fixtures, against
+//!   reading and parsing the same bytes, and a 1 GB home directory imported
+//!   with its peak memory ([`import`]).
 //!
 //! Every figure is compared with anchors measured in the same run.
 //! `SESSION_SEARCH_BENCH_SCALE` (default 1.0) scales every size, for quick
@@ -27,6 +30,7 @@
 
 mod child;
 mod corpus;
+mod import;
 mod memory;
 mod questions;
 mod redaction;
@@ -64,17 +68,20 @@ pub enum Part {
     Redaction,
     /// `session-search sync --watch`: latency and idle CPU.
     Sync,
+    /// Import throughput and memory.
+    Import,
 }
 
 impl Part {
     /// Every part, in the order a full run executes them.
-    pub const ALL: [Part; 6] = [
+    pub const ALL: [Part; 7] = [
         Part::Tokenizer,
         Part::Store,
         Part::Search,
         Part::Questions,
         Part::Redaction,
         Part::Sync,
+        Part::Import,
     ];
 
     /// The name that selects it on the command line.
@@ -86,6 +93,7 @@ impl Part {
             Part::Questions => "questions",
             Part::Redaction => "redaction",
             Part::Sync => "sync",
+            Part::Import => "import",
         }
     }
 
@@ -98,6 +106,7 @@ impl Part {
             Part::Questions => questions::run(scale, work),
             Part::Redaction => redaction::run(scale, work),
             Part::Sync => sync::run(scale, work),
+            Part::Import => import::run(scale, work),
         }
     }
 }
@@ -109,6 +118,7 @@ fn main() -> ExitCode {
             tokenizers::indexing::child_main(rest)
         }
         Some((flag, rest)) if flag == store::CHILD_FLAG => store::child_main(rest),
+        Some((flag, rest)) if flag == import::CHILD_FLAG => import::child_main(rest),
         Some((flag, rest)) if flag == sessions_search::CHILD_FLAG => {
             sessions_search::child_main(rest)
         }

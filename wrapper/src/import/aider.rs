@@ -10,6 +10,9 @@
 //! else is the assistant's answer. Runs with neither a prompt nor an answer
 //! (aider started and quit) are counted, not stored.
 //!
+//! A last line without its newline (aider is writing it, or the file was
+//! cut off) is left out and reported, so a later import reads it whole.
+//!
 //! The file has no ids and no times but each run's start, the local time of
 //! the machine, read as UTC: every message has its run's time, and its
 //! first line's number, `L<n>`, as its id (stable as aider only appends).
@@ -117,7 +120,17 @@ impl TextReader for Aider {
                 }
             };
             let bytes = match line {
-                Line::Text { bytes, .. } => bytes,
+                Line::Text {
+                    bytes,
+                    complete: true,
+                } => bytes,
+                // Aider ends every line it writes: one without its newline
+                // is being written, or was cut off. Read again once whole.
+                Line::Text { .. } => {
+                    out.set_record(number);
+                    out.issue(Issue::Truncated);
+                    continue;
+                }
                 Line::TooLong { bytes } => {
                     out.set_record(number);
                     out.issue(Issue::TooLong { bytes, limit });

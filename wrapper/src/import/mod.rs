@@ -107,7 +107,11 @@
 //!   latest message), and that holds even when a later export of the same
 //!   conversations adds no message.
 //! - Importing a file again adds only what is new: messages are looked up by
-//!   `(session_key, message_id)` (an index that `sql/import.sql` adds).
+//!   `(session_key, message_id)` (an index that `sql/import.sql` adds). A
+//!   message whose id is new but that the session holds under another id
+//!   (the same role, time and content, not yet matched in this file) is
+//!   that message: a host that rewrote its file with new ids (pi's format
+//!   upgrade) adds nothing.
 //! - Where each session came from, its [`Origin`]: format, the host's id for
 //!   it and the working directory it ran in (Claude Code entries' `cwd`, the
 //!   Codex `session_meta`, OpenClaw session header's, an OpenCode

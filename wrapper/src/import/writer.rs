@@ -2,6 +2,16 @@
 //! mapped to `messages.id`, parents resolved through entries that are not
 //! messages, messages already imported recognised, and the active leaf set
 //! at the end.
+//!
+//! A message already imported is recognised by its host id, and also when
+//! its id is new but the session holds the same message under another id:
+//! the same role, time and content, stored by an earlier import and not yet
+//! matched by a message of this file. That is a transcript whose host gave
+//! its entries new ids (pi rewrites a session of format v1, whose entries
+//! we key by line, `L<n>`, with generated ids; a position id shifts when a
+//! line is lost or added). Two such messages in one file stay two: each
+//! stored message is matched once per file, and a message whose host id is
+//! stored matches by that id first.
 
 use super::{FileReport, Format, Issue, LineIssue};
 use crate::{NewMessage, NewSession, Result, Role, Store};
@@ -99,6 +109,9 @@ pub(super) struct Writer<'a> {
     imported: usize,
     /// The host named the session's active leaf ([`Writer::name_leaf`]).
     leaf_named: bool,
+    /// This writer created the session row: nothing stored before can be
+    /// one of the file's messages under another id.
+    created: bool,
 }
 
 impl<'a> Writer<'a> {
@@ -130,6 +143,7 @@ impl<'a> Writer<'a> {
             cwd: None,
             imported: 0,
             leaf_named: false,
+            created: false,
         }
     }
 
@@ -272,6 +286,7 @@ impl<'a> Writer<'a> {
             .unwrap_or(0);
         self.last_time = Some(created_at);
         let key = self.session(created_at)?;
+        let content = Value::Array(message.content).to_string();
         let existing = self
             .store
             .connection()
@@ -280,6 +295,10 @@ impl<'a> Writer<'a> {
             )?
             .query_row((&key, &message.id), |row| row.get::<_, i64>(0))
             .optional()?;
+        let existing = match existing {
+            Some(id) => Some(id),
+            None => self.same_message(&key, message.role, created_at, &content)?,
+        };
         let id = match existing {
             Some(id) => {
                 let content = Value::Array(message.content).to_string();
@@ -304,7 +323,7 @@ impl<'a> Writer<'a> {
                     session_key: key,
                     parent_id: parent,
                     role: message.role,
-                    content: Value::Array(message.content).to_string(),
+                    content,
                     created_at,
                     message_id: Some(message.id.clone()),
                 })?;
@@ -370,6 +389,7 @@ impl<'a> Writer<'a> {
             )
             .optional()?
             .is_some();
+        self.created = !exists;
         if !exists {
             self.store.create_session(&NewSession {
                 session_key: key.clone(),
@@ -389,6 +409,35 @@ impl<'a> Writer<'a> {
         self.report.sessions_created += usize::from(!exists);
         self.key = Some(key.clone());
         Ok(key)
+    }
+
+    /// A message stored by an earlier import under another host id that is
+    /// this one: of the session, with the same role, time and content, and
+    /// not yet matched by another message of this file (the first such, in
+    /// the order stored). None in a session this writer created.
+    fn same_message(
+        &self,
+        key: &str,
+        role: Role,
+        created_at: i64,
+        content: &str,
+    ) -> Result<Option<i64>> {
+        if self.created {
+            return Ok(None);
+        }
+        let mut statement = self.store.connection().prepare_cached(
+            "SELECT id FROM messages
+             WHERE session_key = ?1 AND created_at = ?2 AND role = ?3 AND content = ?4
+             ORDER BY id",
+        )?;
+        let mut rows = statement.query((key, created_at, role.as_str(), content))?;
+        while let Some(row) = rows.next()? {
+            let id: i64 = row.get(0)?;
+            if !self.parent_of.contains_key(&id) {
+                return Ok(Some(id));
+            }
+        }
+        Ok(None)
     }
 
     /// Follows `parent` through entries that are not messages.
