@@ -39,7 +39,8 @@ struct Fixture {
 }
 
 /// The files under the shared fixtures and this repository's fixtures that
-/// some format recognises and imports messages from.
+/// some format recognises and imports messages from, each on its own (an
+/// OpenCode session, whose messages are other files, is not one).
 fn fixtures() -> Vec<Fixture> {
     let roots = [
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures"),
@@ -50,9 +51,9 @@ fn fixtures() -> Vec<Fixture> {
         walk(root, &mut files);
     }
     files.sort();
-    let scratch = tempfile::tempdir().unwrap();
     let mut found = Vec::new();
     for path in files {
+        let scratch = tempfile::tempdir().unwrap();
         let bytes = reduce(std::fs::read(&path).unwrap());
         let parts: Vec<_> = path.components().rev().take(4).collect();
         let relative: PathBuf = parts.into_iter().rev().collect();

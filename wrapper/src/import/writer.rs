@@ -301,7 +301,6 @@ impl<'a> Writer<'a> {
         };
         let id = match existing {
             Some(id) => {
-                let content = Value::Array(message.content).to_string();
                 let changed = revise
                     && self.store.connection().execute(
                         "UPDATE messages SET content = ?2 WHERE id = ?1 AND content IS NOT ?2",
