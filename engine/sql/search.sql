@@ -10,6 +10,9 @@
 -- the window: only the ?10 newest matching messages (by id) that pass
 -- visibility and the filters are ranked or sorted by time (-1: all), which
 -- bounds the work of a query that matches much of the history.
+-- The limits are written `?9 + 0` and `?10 + 0`: a bare parameter in a
+-- LIMIT makes SQLite 3.54 (the wrapper's bundled build) prepare the statement again whenever
+-- its value changes, which re-parses this text on almost every run.
 -- The window is read newest first (ascending FTS5 rowid, ~ the message
 -- id) and stops after ?10 rows; each row also says how many rows the window
 -- read and the oldest id among them (for `recent`, see search.rs); sorting reads only ids and ranks, and the
@@ -47,12 +50,12 @@ FROM (
       AND (?6 IS NULL OR m.created_at <= ?6)
       AND (?7 IS NULL OR m.session_key IN (SELECT value FROM json_each(?7)))
     ORDER BY f.rowid
-    LIMIT ?10
+    LIMIT ?10 + 0
     )
   )
   WHERE nth = 1
   ORDER BY CASE WHEN ?8 = 'recent' THEN -created_at ELSE rank END, created_at DESC, id DESC
-  LIMIT ?9
+  LIMIT ?9 + 0
 ) AS hit
 JOIN messages m ON m.id = hit.id
 ORDER BY CASE WHEN ?8 = 'recent' THEN -hit.created_at ELSE hit.rank END, hit.created_at DESC, hit.id DESC
