@@ -157,9 +157,10 @@ struct ImportArgs {
     /// project directory for Claude Code, the agent directory or "openclaw"
     /// for OpenClaw, "codex" for Codex, "chatgpt" and "claude-ai" for their
     /// data exports, "gemini-cli" for Gemini CLI, the project directory for
-    /// Aider, "opencode" for OpenCode, "kilo" for Kilo, "hermes" (or "hermes-<profile>") for
-    /// Hermes Agent, "cursor" for Cursor, the tool its header names for
-    /// SpecStory, the workspace directory for Cline, Roo Code and Kilo Code]
+    /// Aider, "opencode" for OpenCode, "kilo" for Kilo, "hermes" (or
+    /// "hermes-PROFILE") for Hermes Agent, "cursor" for Cursor, the tool its
+    /// header names for SpecStory, the workspace directory for Cline, Roo
+    /// Code and Kilo Code]
     #[arg(long)]
     agent_id: Option<String>,
     /// Skip lines longer than this many bytes
@@ -655,6 +656,13 @@ fn describe_import(paths: &[PathBuf], report: &ImportReport, indexed: i64) -> St
         report.already_present(),
         report.skipped_lines().count(),
     );
+    if report.updated() > 0 {
+        let _ = writeln!(
+            out,
+            "{} messages written while being answered were completed.",
+            report.updated()
+        );
+    }
     let types = report.skipped_types();
     if !types.is_empty() {
         let counts: Vec<String> = types
