@@ -23,6 +23,7 @@
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+use rusqlite::config::DbConfig;
 use rusqlite::{ffi, Connection};
 use session_search_engine::fts5;
 use std::ffi::{c_int, c_void};
@@ -123,7 +124,8 @@ pub enum Error {
 /// Result type of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Opens (or creates) the database at `path` with session-search registered.
+/// Opens (or creates) the database at `path` with session-search registered
+/// (and the query planner stability guarantee on, see [`register`]).
 ///
 /// # Errors
 ///
@@ -144,7 +146,11 @@ pub fn open_in_memory() -> Result<Connection> {
 /// Registers the `sessions` tokenizer, the `sessions_rank` FTS5 function and
 /// the SQL functions into `conn`, as loading the extension does. A search
 /// on a file database in WAL mode with a reconciliation backlog starts a
-/// background thread with its own connection that indexes it.
+/// background thread with its own connection that indexes it. The
+/// connections this crate opens also turn on the query planner stability
+/// guarantee (`SQLITE_DBCONFIG_ENABLE_QPSG`), which makes searches with few
+/// matches about twice as fast on SQLite 3.54; `register` leaves `conn`'s
+/// settings as they are.
 ///
 /// # Errors
 ///
@@ -154,9 +160,14 @@ pub fn register(conn: &Connection) -> Result<()> {
     register_with(conn, true)
 }
 
-/// `conn` with session-search registered; searches start background drains
-/// when `drains` says so.
+/// `conn`, a connection this crate opened, with session-search registered;
+/// searches start background drains when `drains` says so. Its query
+/// planner stability guarantee is on: plans never depend on bound values,
+/// so a statement is not prepared again when a search binds a new window or
+/// FTS5 looks up another segment (SQLite 3.54 otherwise re-prepares them,
+/// which doubled the cost of a search with few matches).
 pub(crate) fn connect(conn: Connection, drains: bool) -> Result<Connection> {
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     register_with(&conn, drains)?;
     Ok(conn)
 }
