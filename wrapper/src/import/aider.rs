@@ -21,8 +21,7 @@
 //! linear.
 
 use super::blocks::{text_block, user_message};
-use super::lines::{Line, Lines};
-use super::records::{Sessions, TextReader};
+use super::records::{Sessions, TextLines, TextReader};
 use super::writer::{HostMessage, Parent, SessionInfo};
 use super::{directory_name, Issue};
 use crate::timestamp::parse_iso8601;
@@ -105,11 +104,11 @@ impl TextReader for Aider {
         limit: usize,
         out: &mut Sessions<'_>,
     ) -> Result<io::Result<()>> {
-        let mut lines = Lines::new(input, limit);
+        let mut lines = TextLines::new(input, limit);
         let mut run: Option<Run> = None;
         let mut before = 0;
         loop {
-            let (number, line) = match lines.next_line() {
+            let (number, line, complete) = match lines.next(out) {
                 Ok(Some(line)) => line,
                 Ok(None) => break,
                 Err(e) => {
@@ -119,26 +118,14 @@ impl TextReader for Aider {
                     return Ok(Err(e));
                 }
             };
-            let bytes = match line {
-                Line::Text {
-                    bytes,
-                    complete: true,
-                } => bytes,
-                // Aider ends every line it writes: one without its newline
-                // is being written, or was cut off. Read again once whole.
-                Line::Text { .. } => {
-                    out.set_record(number);
-                    out.issue(Issue::Truncated);
-                    continue;
-                }
-                Line::TooLong { bytes } => {
-                    out.set_record(number);
-                    out.issue(Issue::TooLong { bytes, limit });
-                    continue;
-                }
-            };
-            let line = String::from_utf8_lossy(&bytes);
-            let line = line.strip_suffix('\r').unwrap_or(&line);
+            // Aider ends every line it writes: one without its newline is
+            // being written, or was cut off. Read again once whole.
+            if !complete {
+                out.set_record(number);
+                out.issue(Issue::Truncated);
+                continue;
+            }
+            let line = line.as_str();
             if let Some(start) = line.strip_prefix(STARTED) {
                 if let Some(done) = run.take() {
                     self.write(done, out)?;

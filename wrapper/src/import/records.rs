@@ -12,6 +12,7 @@
 //! that is not JSON, or cut off, is reported at the record where it starts;
 //! the records before it are imported.
 
+use super::lines::{Line, Lines};
 use super::writer::{SessionInfo, Writer};
 use super::{FileReport, Format, Issue, LineIssue};
 use crate::{Error, Result, Store};
@@ -50,6 +51,50 @@ pub(super) trait TextReader {
         limit: usize,
         out: &mut Sessions<'_>,
     ) -> Result<io::Result<()>>;
+}
+
+/// The lines of a text format's file, for a [`TextReader`]: as text
+/// (invalid UTF-8 replaced, a trailing `\r` dropped), numbered from 1; a
+/// line over the limit is reported and skipped.
+pub(super) struct TextLines<'r> {
+    lines: Lines<&'r mut dyn BufRead>,
+    limit: usize,
+}
+
+impl<'r> TextLines<'r> {
+    pub(super) fn new(input: &'r mut dyn BufRead, limit: usize) -> TextLines<'r> {
+        TextLines {
+            lines: Lines::new(input, limit),
+            limit,
+        }
+    }
+
+    /// The next line, its number, and whether a newline ended it (not so
+    /// for a last line cut off or still being written); `None` at the end.
+    pub(super) fn next(
+        &mut self,
+        out: &mut Sessions<'_>,
+    ) -> io::Result<Option<(usize, String, bool)>> {
+        while let Some((number, line)) = self.lines.next_line()? {
+            match line {
+                Line::Text { bytes, complete } => {
+                    let mut text = String::from_utf8_lossy(&bytes).into_owned();
+                    if text.ends_with('\r') {
+                        text.pop();
+                    }
+                    return Ok(Some((number, text, complete)));
+                }
+                Line::TooLong { bytes } => {
+                    out.set_record(number);
+                    out.issue(Issue::TooLong {
+                        bytes,
+                        limit: self.limit,
+                    });
+                }
+            }
+        }
+        Ok(None)
+    }
 }
 
 /// A format's record reader for one file.

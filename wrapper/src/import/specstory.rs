@@ -20,10 +20,8 @@
 //! else the file name's). Sessions are linear.
 
 use super::blocks::{text_block, user_message};
-use super::lines::{Line, Lines};
-use super::records::{Sessions, TextReader};
+use super::records::{Sessions, TextLines, TextReader};
 use super::writer::{HostMessage, Parent, SessionInfo};
-use super::Issue;
 use crate::timestamp::parse_iso8601;
 use crate::{Result, Role};
 use serde_json::{json, Value};
@@ -232,31 +230,22 @@ impl TextReader for SpecStory {
         limit: usize,
         out: &mut Sessions<'_>,
     ) -> Result<io::Result<()>> {
-        let mut lines = Lines::new(input, limit);
+        let mut lines = TextLines::new(input, limit);
         let mut session: Option<(String, String, Option<i64>)> = None;
         let mut title_time = None;
         let mut turns: Vec<Turn> = Vec::new();
         let mut inside = Inside::default();
         let mut failure = Ok(());
         loop {
-            let (number, line) = match lines.next_line() {
-                Ok(Some(line)) => line,
+            let (number, line) = match lines.next(out) {
+                Ok(Some((number, line, _))) => (number, line),
                 Ok(None) => break,
                 Err(e) => {
                     failure = Err(e);
                     break;
                 }
             };
-            let bytes = match line {
-                Line::Text { bytes, .. } => bytes,
-                Line::TooLong { bytes } => {
-                    out.set_record(number);
-                    out.issue(Issue::TooLong { bytes, limit });
-                    continue;
-                }
-            };
-            let line = String::from_utf8_lossy(&bytes);
-            let line = line.strip_suffix('\r').unwrap_or(&line);
+            let line = line.as_str();
             let outside = inside.fence.is_none() && inside.block.is_none();
             if let Some((user, time)) = marker(line).filter(|_| outside) {
                 turns.push(Turn {
