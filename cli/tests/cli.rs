@@ -1,6 +1,9 @@
 //! The `session-search` command line, run as a user runs it, on a temporary
 //! database.
 
+mod common;
+
+use common::LOCATION_VARIABLES;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -24,19 +27,10 @@ fn claude_fixtures() -> PathBuf {
 /// inherited from the caller, times in UTC unless `env` sets `TZ`.
 fn command(env: &[(&str, &Path)]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_session-search"));
-    for name in [
-        "SESSION_SEARCH_DB",
-        "XDG_DATA_HOME",
-        "NO_COLOR",
-        "CLAUDE_CONFIG_DIR",
-        "CODEX_HOME",
-        "OPENCLAW_STATE_DIR",
-        "PI_CODING_AGENT_DIR",
-        "GEMINI_CLI_HOME",
-        "HERMES_HOME",
-        "CLINE_DIR",
-        "XDG_CONFIG_HOME",
-    ] {
+    for name in LOCATION_VARIABLES
+        .iter()
+        .chain(&["SESSION_SEARCH_DB", "NO_COLOR"])
+    {
         command.env_remove(name);
     }
     command.env("TZ", "UTC");

@@ -2,6 +2,9 @@
 //! directory with the transcript folders of Claude Code, Codex, OpenClaw and
 //! OpenCode, changed between passes and while watching.
 
+mod common;
+
+use common::LOCATION_VARIABLES;
 use serde_json::{json, Value};
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
@@ -9,19 +12,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-
-/// The tools' own variables, which would move the default folders.
-const TOOL_VARIABLES: &[&str] = &[
-    "CLAUDE_CONFIG_DIR",
-    "CODEX_HOME",
-    "OPENCLAW_STATE_DIR",
-    "PI_CODING_AGENT_DIR",
-    "GEMINI_CLI_HOME",
-    "HERMES_HOME",
-    "CLINE_DIR",
-    "XDG_CONFIG_HOME",
-    "XDG_DATA_HOME",
-];
 
 const SESSION: &str = "openclaw:5e55a0c1-0000-4000-8000-000000000001";
 
@@ -49,7 +39,7 @@ impl Home {
     /// variables.
     fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_session-search"));
-        for name in TOOL_VARIABLES
+        for name in LOCATION_VARIABLES
             .iter()
             .chain(&["SESSION_SEARCH_DB", "NO_COLOR"])
         {
