@@ -48,15 +48,6 @@ fn content(store: &Store, key: &str, position: &str) -> Value {
     serde_json::from_str(&column(store, key, &format!("{position}-"), "content")).unwrap()
 }
 
-fn block_types(content: &Value) -> Vec<String> {
-    content
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|block| block["type"].as_str().unwrap().to_owned())
-        .collect()
-}
-
 /// `tasks/<id>/<file>` of a fixture task copied under `to`.
 fn copy_task(from: &Path, to: &Path) -> PathBuf {
     fs::create_dir_all(to).unwrap();

@@ -32,12 +32,7 @@ fn one(key: &str, message: &str) -> Vec<(String, String)> {
 
 fn types(store: &Store, key: &str, message: &str) -> Vec<String> {
     let content: Value = serde_json::from_str(&column(store, key, message, "content")).unwrap();
-    content
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|block| block["type"].as_str().unwrap().to_owned())
-        .collect()
+    block_types(&content)
 }
 
 fn counts(report: &ImportReport) -> (usize, usize, usize) {

@@ -142,3 +142,13 @@ pub fn database_from(format: &str, sql: &str, target: &Path) -> PathBuf {
         .unwrap_or_else(|e| panic!("{sql}: {e}"));
     target.to_owned()
 }
+
+/// The types of the blocks of a message's `content`, in order.
+pub fn block_types(content: &serde_json::Value) -> Vec<String> {
+    content
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|block| block["type"].as_str().unwrap().to_owned())
+        .collect()
+}
