@@ -16,10 +16,9 @@
 -- The window is read newest first (ascending FTS5 rowid, ~ the message
 -- id) and stops after ?10 rows; each row also says how many rows the window
 -- read and the oldest id among them (for `recent`, see search.rs); sorting reads only ids and ranks, and the
--- text is read for the page. sessions_rank's second argument is the largest
+-- content is read for the page (the engine redacts its excerpt). sessions_rank's second argument is the largest
 -- rowid in the index, the oldest message.
-SELECT m.session_key, m.id, m.message_id, m.role, m.created_at, hit.rank,
-       sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')),
+SELECT m.session_key, m.id, m.message_id, m.role, m.created_at, hit.rank, m.content,
        hit.window_rows, hit.window_oldest, hit.session_hits
 FROM (
   SELECT id, rank, created_at, window_rows, window_oldest, session_hits

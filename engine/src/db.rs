@@ -52,6 +52,19 @@ impl Value {
             _ => None,
         }
     }
+
+    /// The bytes of text or a blob, numbers as SQLite renders them as
+    /// text; `None` for NULL.
+    pub fn as_bytes(&self) -> Option<std::borrow::Cow<'_, [u8]>> {
+        use std::borrow::Cow;
+        match self {
+            Value::Null => None,
+            Value::Integer(i) => Some(Cow::Owned(i.to_string().into_bytes())),
+            Value::Real(r) => Some(Cow::Owned(real_text(*r).into_bytes())),
+            Value::Text(s) => Some(Cow::Borrowed(s.as_bytes())),
+            Value::Blob(b) => Some(Cow::Borrowed(b)),
+        }
+    }
 }
 
 /// A double as SQLite renders it as text (`printf("%!.15g")`): 15

@@ -2,32 +2,41 @@
 //!
 //! The order is fixed by the contract: secrets are redacted first, then the
 //! excerpt is cut around a match, so a cut can never expose part of a secret.
-//! The text comes from the index already redacted; it is redacted again here
-//! (with any patterns of the request) in a bounded window around the match,
-//! so an excerpt costs the same whatever the message size.
+//! The text is the message's own; it is redacted here, with the stored
+//! patterns and any of the request, in a bounded window around the match, so
+//! an excerpt costs the same whatever the message size.
 
-use crate::redact::{Redactor, REDACTED, REDACTION_WINDOW};
+use crate::redact::{replace_spans, Redactor, REDACTED, REDACTION_WINDOW};
 use std::ops::Range;
 
 /// Marks text cut off at either end of an excerpt.
 const ELLIPSIS: char = '…';
 
-/// The excerpt of `text` around `first_match` (a byte range; the start of
-/// the text without one): redacted, white space collapsed to single spaces,
-/// at most `max_chars` characters including ellipses.
+/// The excerpt of `text` around the first match `find` reports (the start
+/// of the text without one): redacted, white space collapsed to single
+/// spaces, at most `max_chars` characters including ellipses. A first match
+/// that lies in a secret is looked for again in the redacted text, so that
+/// the excerpt shows a match the agent can read.
 pub fn excerpt(
     text: &str,
-    first_match: Option<Range<usize>>,
+    find: &dyn Fn(&str) -> Option<Range<usize>>,
     redactor: &Redactor,
     max_chars: usize,
 ) -> String {
-    let m = first_match.unwrap_or(0..0);
+    let m = find(text).unwrap_or(0..0);
     let window = window_around(text, &m);
-    let secrets: Vec<Range<usize>> = redactor
-        .secret_spans(&text[window.clone()])
-        .into_iter()
-        .map(|s| s.start + window.start..s.end + window.start)
-        .collect();
+    let secrets = redactor.secret_spans(&text[window.clone()]);
+    let shifted = |s: &Range<usize>| s.start + window.start..s.end + window.start;
+    if secrets
+        .iter()
+        .map(shifted)
+        .any(|s| s.start < m.end && m.start < s.end)
+    {
+        let redacted = replace_spans(&text[window], &secrets);
+        let m = find(&redacted).unwrap_or(0..0);
+        return cut(&redacted, 0..redacted.len(), &[], &m, max_chars);
+    }
+    let secrets: Vec<Range<usize>> = secrets.iter().map(shifted).collect();
     cut(text, window, &secrets, &m, max_chars)
 }
 
@@ -143,17 +152,16 @@ mod tests {
         Redactor::new::<&str>(&[]).unwrap()
     }
 
-    fn span(text: &str, word: &str) -> Range<usize> {
-        let start = text.find(word).unwrap();
-        start..start + word.len()
+    /// Finds the first `word` in the text it is given.
+    fn finds(word: &str) -> impl Fn(&str) -> Option<Range<usize>> + '_ {
+        move |text| text.find(word).map(|start| start..start + word.len())
     }
 
     #[test]
     fn short_text_is_whole_with_white_space_collapsed() {
         let text = "deploy\n\n  the   staging\tserver";
-        let m = span(text, "staging");
         assert_eq!(
-            excerpt(text, Some(m), &redactor(), 300),
+            excerpt(text, &finds("staging"), &redactor(), 300),
             "deploy the staging server"
         );
     }
@@ -161,8 +169,7 @@ mod tests {
     #[test]
     fn long_text_is_cut_around_the_match_within_the_budget() {
         let text = format!("{} needle {}", "before ".repeat(100), "after ".repeat(100));
-        let m = span(&text, "needle");
-        let out = excerpt(&text, Some(m), &redactor(), 60);
+        let out = excerpt(&text, &finds("needle"), &redactor(), 60);
         assert!(out.chars().count() <= 60, "{out}");
         assert!(
             out.contains("needle") && out.starts_with('…') && out.ends_with('…'),
@@ -174,9 +181,8 @@ mod tests {
     fn secrets_are_redacted_before_the_cut() {
         let secret = "ghp_0123456789abcdefghijABCDEFGHIJ";
         let text = format!("{} token {secret} deploy", "x ".repeat(40));
-        let m = span(&text, "deploy");
         for max in 10..80 {
-            let out = excerpt(&text, Some(m.clone()), &redactor(), max);
+            let out = excerpt(&text, &finds("deploy"), &redactor(), max);
             assert!(
                 !out.contains("ghp_0123") && !out.contains("ABCDEFGH"),
                 "{max}: {out}"
@@ -190,17 +196,27 @@ mod tests {
         let text = "ticket ACME-123456 and nothing else";
         let acme = Redactor::new(&["ACME-[0-9]{6}"]).unwrap();
         assert_eq!(
-            excerpt(text, Some(span(text, "123456")), &acme, 300),
+            excerpt(text, &finds("123456"), &acme, 300),
             "ticket [REDACTED] and nothing else"
         );
-        assert_eq!(excerpt(text, None, &acme, 12), "ticket [RED…");
+        assert_eq!(excerpt(text, &|_| None, &acme, 12), "ticket [RED…");
+    }
+
+    #[test]
+    fn a_first_match_inside_a_secret_gives_way_to_a_readable_one() {
+        let text = format!("ACME-deploy {} deploy now", "filler ".repeat(60));
+        let acme = Redactor::new(&["ACME-[a-z]+"]).unwrap();
+        let out = excerpt(&text, &finds("deploy"), &acme, 40);
+        assert!(out.ends_with("deploy now") && out.starts_with('…'), "{out}");
+        let out = excerpt(&text, &finds("ACME"), &acme, 40);
+        assert!(out.starts_with("[REDACTED] filler"), "{out}");
     }
 
     #[test]
     fn tiny_budgets_show_text_not_ellipses() {
         let text = format!("{} needle {}", "x ".repeat(50), "y ".repeat(50));
         for max in 1..8 {
-            let out = excerpt(&text, Some(span(&text, "needle")), &redactor(), max);
+            let out = excerpt(&text, &finds("needle"), &redactor(), max);
             assert!(out.chars().count() <= max, "{max}: {out:?}");
             assert!(out.starts_with('n') || out.contains("ne"), "{max}: {out:?}");
         }
@@ -209,8 +225,7 @@ mod tests {
     #[test]
     fn never_splits_a_character() {
         let text = "東京".repeat(200) + "大阪" + &"東京".repeat(200);
-        let m = span(&text, "大阪");
-        let out = excerpt(&text, Some(m), &redactor(), 21);
+        let out = excerpt(&text, &finds("大阪"), &redactor(), 21);
         assert_eq!(out.chars().count(), 21);
         assert!(out.contains("大阪"));
     }

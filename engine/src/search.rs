@@ -1,6 +1,7 @@
 //! `sessions_search(query, options_json)`: compile the query, filter by
 //! visibility inside SQL, redact and cut excerpts, and bound the answer.
 
+use crate::content;
 use crate::db::{Connection, Value};
 use crate::error::{Error, Result};
 use crate::excerpt::excerpt;
@@ -514,13 +515,13 @@ fn check_window(db: &dyn Connection, rows: &[Vec<Value>]) -> Result<Window> {
     })
 }
 
-/// A hit from a row of `search.sql` (whose text is redacted already).
+/// A hit from a row of `search.sql`, with an excerpt of its searchable
+/// text redacted by `redactor` (the stored patterns and the request's).
 fn hit(row: &[Value], query: &Query, redactor: &Redactor, snippet_chars: i64) -> Option<Hit> {
-    let text = row[6].as_str()?;
-    let first_match = query.first_match(text);
+    let text = content::searchable_text(&row[6].as_bytes()?)?;
     let snippet = excerpt(
-        text,
-        first_match,
+        &text,
+        &|text| query.first_match(text),
         redactor,
         usize::try_from(snippet_chars).ok()?,
     );

@@ -114,17 +114,6 @@ fn json_text<T: serde::Serialize>(result: store::Result<T>) -> Result<Value, Str
         .map_err(|e| e.to_string())
 }
 
-/// The bytes of a text or blob argument; `None` for NULL, numbers as text.
-fn bytes(value: &Value) -> Option<Vec<u8>> {
-    match value {
-        Value::Null => None,
-        Value::Integer(i) => Some(i.to_string().into_bytes()),
-        Value::Real(r) => Some(crate::db::real_text(*r).into_bytes()),
-        Value::Text(s) => Some(s.as_bytes().to_vec()),
-        Value::Blob(b) => Some(b.clone()),
-    }
-}
-
 /// `sessions_version()`: the crate version and the tokenizer version, as JSON,
 /// e.g. `{"tokenizer":1,"version":"0.1.0"}`.
 pub fn version() -> String {
@@ -182,7 +171,10 @@ fn options<T: serde::de::DeserializeOwned>(value: &Value, function: &str) -> Res
 /// `settings` are the stored redaction settings ([`Settings`]) the triggers
 /// pass; without them only the default patterns apply.
 fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
-    let Some(text) = bytes(&args[0]).and_then(|content| content::searchable_text(&content)) else {
+    let Some(text) = args[0]
+        .as_bytes()
+        .and_then(|content| content::searchable_text(&content))
+    else {
         return Ok(Value::Null);
     };
     let redacted = match args.get(1) {
@@ -211,7 +203,7 @@ fn sessions_set_redaction(db: &dyn Connection, args: &[Value]) -> Result<Value, 
 }
 
 fn sessions_tokenize(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
-    let input = bytes(&args[0]).unwrap_or_default();
+    let input = args[0].as_bytes().unwrap_or_default();
     let options = match args.get(1) {
         None | Some(Value::Null) => "",
         Some(Value::Text(options)) => options,

@@ -12,15 +12,18 @@
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+mod kept;
 mod raw;
 
+use kept::{Keeper, KeptStatements, KEEPER_TABLE};
 use raw::{OwnedConnection, RawConnection};
 use session_search_engine::db::Value;
 use session_search_engine::fts5;
 use session_search_engine::sql_functions::{Function, FUNCTIONS};
 use sqlite_loadable::prelude::*;
-use sqlite_loadable::{api, define_scalar_function, Error, Result};
+use sqlite_loadable::{api, define_scalar_function, define_table_function, Error, Result};
 use std::panic::catch_unwind;
+use std::sync::Arc;
 
 /// Entry point called by `sqlite3_load_extension` when the host names none,
 /// whatever the file is called.
@@ -65,15 +68,18 @@ fn register(db: *mut sqlite3) -> Result<()> {
     // SAFETY: as above; the routines are this SQLite's.
     unsafe { fts5::register_rank_function(api, &raw::AUX_ROUTINES) }
         .map_err(|e| Error::new_message(&e.to_string()))?;
+    let kept = KeptStatements::for_connection();
+    define_table_function::<Keeper>(db, KEEPER_TABLE, Some(Arc::clone(&kept)))?;
     for function in FUNCTIONS {
         let mut flags = FunctionFlags::UTF8;
         if function.deterministic {
             flags |= FunctionFlags::DETERMINISTIC;
         }
         for &arity in function.arities {
-            define_scalar_function(db, function.name, arity, adapter(function), flags)?;
+            define_scalar_function(db, function.name, arity, adapter(function, &kept), flags)?;
         }
     }
+    conn.connect_keeper();
     Ok(())
 }
 
@@ -88,11 +94,13 @@ fn drain_connection(file: &str) -> Option<OwnedConnection> {
 /// The sqlite-loadable callback that runs `function`.
 fn adapter(
     function: &'static Function,
+    kept: &Arc<KeptStatements>,
 ) -> impl Fn(*mut sqlite3_context, &[*mut sqlite3_value]) -> Result<()> {
+    let kept = Arc::clone(kept);
     move |context, values| {
         let result = catch_unwind(|| {
             let args: Vec<Value> = values.iter().map(|v| raw::value(*v)).collect();
-            (function.body)(&RawConnection::of_context(context), &args)
+            (function.body)(&RawConnection::of_context(context, &kept), &args)
         })
         .unwrap_or_else(|_| Err(format!("{}: internal error (panic)", function.name)));
         match result {

@@ -4,14 +4,15 @@
 //! routines (errmsg, column_count, bind_*), which are called from the table
 //! directly.
 
+use crate::kept::{KeptStatements, KEEPER_TABLE};
 use session_search_engine::db::{Connection, SqlError, Value};
 use session_search_engine::drain;
 use session_search_engine::fts5::{Fts5Api, Routines};
 use sqlite3ext_sys::{sqlite3, sqlite3_api_routines, sqlite3_context, sqlite3_stmt, sqlite3_value};
-use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::Arc;
 
 const SQLITE_OK: c_int = 0;
 const SQLITE_ROW: c_int = 100;
@@ -127,39 +128,46 @@ unsafe fn bytes<'a>(ptr: *const u8, len: c_int) -> &'a [u8] {
     }
 }
 
-/// Statements a [`RawConnection`] keeps for the next run of the same SQL.
-const KEPT_STATEMENTS: usize = 32;
-
 /// A connection handle borrowed from SQLite, with the statements prepared
-/// through it kept for reuse while it lives: one function call (a search
-/// runs its large statements several times), or a drain's connection. They
-/// are finalized when it is dropped, so a host's own `sqlite3_close` never
-/// finds one of ours left open.
+/// through it kept for reuse (see [`KeptStatements`]): those of the
+/// connection's store in a function call, or its own until it is dropped.
 pub struct RawConnection {
     handle: *mut sqlite3,
-    prepared: RefCell<Vec<(String, Statement)>>,
+    kept: Arc<KeptStatements>,
 }
 
 impl RawConnection {
-    /// The connection `handle`, with no statement kept yet.
+    /// The connection `handle`, keeping statements until it is dropped.
     pub fn new(handle: *mut sqlite3) -> RawConnection {
         RawConnection {
             handle,
-            prepared: RefCell::new(Vec::new()),
+            kept: KeptStatements::for_one_use(),
         }
     }
 
-    /// The connection a function call runs on.
-    pub fn of_context(context: *mut sqlite3_context) -> RawConnection {
-        // SAFETY: `context` is the live context of the current call.
-        RawConnection::new(unsafe { sqlite!(context_db_handle(context)) })
+    /// The connection a function call runs on, keeping statements in `kept`.
+    pub fn of_context(context: *mut sqlite3_context, kept: &Arc<KeptStatements>) -> RawConnection {
+        RawConnection {
+            // SAFETY: `context` is the live context of the current call.
+            handle: unsafe { sqlite!(context_db_handle(context)) },
+            kept: Arc::clone(kept),
+        }
     }
 
-    /// A statement of `sql` kept from an earlier run, reset, else a new one.
+    /// Connects the connection's [`KEEPER_TABLE`], after which its
+    /// statements are kept across calls. Without it (virtual tables left
+    /// out of this SQLite) they are kept for one call only.
+    pub fn connect_keeper(&self) {
+        // Preparing the statement connects the eponymous table; the
+        // statement itself is finalized at once, as one left open would
+        // keep the table from being disconnected at close.
+        let _ = self.prepare(&format!("SELECT * FROM {KEEPER_TABLE}"));
+    }
+
+    /// A statement of `sql` kept from an earlier run, else a new one.
     fn statement(&self, sql: &str) -> Result<Statement, SqlError> {
-        let mut prepared = self.prepared.borrow_mut();
-        match prepared.iter().position(|(text, _)| text == sql) {
-            Some(at) => Ok(prepared.swap_remove(at).1),
+        match self.kept.take(sql) {
+            Some(stmt) => Ok(stmt),
             None => Ok(self.prepare(sql)?.0),
         }
     }
@@ -172,11 +180,7 @@ impl RawConnection {
             sqlite!(reset(stmt.0));
             sqlite!(clear_bindings(stmt.0));
         }
-        let mut prepared = self.prepared.borrow_mut();
-        if prepared.len() == KEPT_STATEMENTS {
-            prepared.remove(0);
-        }
-        prepared.push((sql.to_owned(), stmt));
+        self.kept.keep(sql, stmt);
     }
 
     /// The file of the main database; `None` for an in-memory or temporary
@@ -310,7 +314,11 @@ impl RawConnection {
 }
 
 /// A prepared statement, finalized on drop.
-struct Statement(*mut sqlite3_stmt);
+pub struct Statement(*mut sqlite3_stmt);
+
+// SAFETY: a statement is only used through its own connection, whose calls
+// SQLite serializes; a kept one moves between the calls, not into two at once.
+unsafe impl Send for Statement {}
 
 impl Drop for Statement {
     fn drop(&mut self) {
@@ -358,7 +366,7 @@ impl OwnedConnection {
 impl Drop for OwnedConnection {
     fn drop(&mut self) {
         // Its kept statements first, so that the close finds none open.
-        self.0.prepared.borrow_mut().clear();
+        self.0.kept.finalize();
         // SAFETY: the handle came from open_v2 and is closed once; close_v2
         // accepts null.
         unsafe { sqlite!(close_v2(self.0.handle)) };

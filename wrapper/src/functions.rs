@@ -1,11 +1,13 @@
 //! Registration of the engine's SQL functions into a rusqlite connection, and
 //! the engine's [`Connection`] over rusqlite.
 
+use crate::kept::{register_keeper, KeptStatements};
 use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::{Value as SqlValue, ValueRef};
 use session_search_engine::db::{Connection, SqlError, Value};
 use session_search_engine::drain;
 use session_search_engine::sql_functions::{Function, FUNCTIONS};
+use std::sync::Arc;
 
 /// The engine's view of a rusqlite connection.
 pub(crate) struct Rusqlite<'a> {
@@ -114,32 +116,50 @@ impl Connection for Rusqlite<'_> {
     }
 }
 
-/// Registers every function of [`FUNCTIONS`] into `conn`; their searches
-/// start background drains when `drains` says so.
+/// Registers every function of [`FUNCTIONS`] into `conn`, with the table
+/// that lets them keep their statements between calls (see [`crate::kept`]);
+/// their searches start background drains when `drains` says so.
 pub(crate) fn register_functions(
     conn: &rusqlite::Connection,
     drains: bool,
 ) -> rusqlite::Result<()> {
+    let kept = Arc::new(KeptStatements::default());
     for function in FUNCTIONS {
         let mut flags = FunctionFlags::SQLITE_UTF8;
         if function.deterministic {
             flags |= FunctionFlags::SQLITE_DETERMINISTIC;
         }
         for &arity in function.arities {
+            let kept = Arc::clone(&kept);
             conn.create_scalar_function(function.name, arity, flags, move |ctx| {
-                call(function, ctx, drains)
+                call(function, ctx, drains, &kept)
             })?;
         }
     }
-    Ok(())
+    register_keeper(conn, &kept)
 }
 
-fn call(function: &Function, ctx: &Context<'_>, drains: bool) -> rusqlite::Result<SqlValue> {
+/// Runs `function` through the connection that keeps its statements; a
+/// call made while another runs (a function inside a search's statement),
+/// or before the keeping starts, runs through one of its own.
+fn call(
+    function: &Function,
+    ctx: &Context<'_>,
+    drains: bool,
+    kept: &KeptStatements,
+) -> rusqlite::Result<SqlValue> {
     let args: Vec<Value> = (0..ctx.len()).map(|i| from_sql(ctx.get_raw(i))).collect();
-    // SAFETY: the connection reference is used only during this call, while
-    // SQLite keeps the connection open.
-    let conn = unsafe { ctx.get_connection() }?;
-    (function.body)(&Rusqlite::new(&conn, drains), &args)
+    let keeping = kept.0.try_lock();
+    let result = match keeping.as_deref() {
+        Ok(Some(conn)) => (function.body)(&Rusqlite::new(conn, drains), &args),
+        _ => {
+            // SAFETY: the connection reference is used only during this
+            // call, while SQLite keeps the connection open.
+            let conn = unsafe { ctx.get_connection() }?;
+            (function.body)(&Rusqlite::new(&conn, drains), &args)
+        }
+    };
+    result
         .map(|value| to_sql(&value))
         .map_err(|message| rusqlite::Error::UserFunctionError(message.into()))
 }

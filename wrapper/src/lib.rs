@@ -37,6 +37,7 @@ struct ReadmeExamples;
 
 mod functions;
 pub mod import;
+mod kept;
 mod store;
 pub mod timestamp;
 

@@ -700,3 +700,43 @@ fn session_keys_resolve_from_unique_prefixes() {
         "{plan:?}"
     );
 }
+
+#[test]
+fn statements_kept_between_calls_never_stop_a_connection_from_closing() {
+    let search = |conn: &Connection, query: &str| -> String {
+        conn.query_row(
+            "SELECT sessions_search(?1, '{\"caller\":\"a\"}')",
+            [query],
+            |row| row.get(0),
+        )
+        .unwrap()
+    };
+    let fill = |conn: &Connection| {
+        conn.execute_batch(
+            "SELECT sessions_init();
+             INSERT INTO sessions(session_key, agent_id, created_at) VALUES ('a', 'x', 1);
+             INSERT INTO messages(session_key, role, content, created_at)
+               VALUES ('a', 'user', 'deploy the staging server', 1);",
+        )
+        .unwrap();
+    };
+    // A host's connection, registered twice; the crate's own; a file's.
+    let dir = tempfile::tempdir().unwrap();
+    let hosts = [
+        Connection::open_in_memory().unwrap(),
+        session_search::open_in_memory().unwrap(),
+        session_search::open(dir.path().join("kept.db")).unwrap(),
+    ];
+    for conn in hosts {
+        session_search::register(&conn).unwrap();
+        fill(&conn);
+        for query in ["staging", "deploy server", "\"staging server\"", "absent"] {
+            assert!(search(&conn, query).starts_with("{\"results\":"));
+        }
+        session_search::register(&conn).unwrap();
+        assert!(search(&conn, "staging").contains("staging"));
+        // rusqlite's close returns the connection with an error when a
+        // statement is left open.
+        conn.close().map_err(|(_, e)| e).unwrap();
+    }
+}
