@@ -319,15 +319,16 @@ impl Query {
     }
 
     /// The expression of [`Query::single_word`] limited to the messages in
-    /// which it weighs enough for one of the tiers `0..=tier` (see
+    /// which it weighs enough for `tier` and no better one (see
     /// [`crate::tiers`]): the word first, the only phrase to score, then its
-    /// markers.
+    /// marker.
     pub fn tier_expression(&self, tier: usize, scope: Option<&str>) -> Option<String> {
         let word = self.single_word()?;
-        let markers: Vec<String> = (0..=tier)
-            .map(|t| format!("\"{}\"", tiers::marker(t, &word.text)))
-            .collect();
-        let terms = format!("\"{}\" AND ({})", word.text, markers.join(" OR "));
+        let terms = format!(
+            "\"{}\" AND \"{}\"",
+            word.text,
+            tiers::marker(tier, &word.text)
+        );
         Some(Self::scoped(terms, scope))
     }
 

@@ -284,7 +284,7 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
                     db,
                     &query,
                     scope_word.as_deref(),
-                    limit,
+                    (limit, rank_window),
                     |tiered, window| run(tiered, Order::Relevance, limit, window, Some(1)),
                 )?
             };
@@ -331,20 +331,30 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
 }
 
 /// The rows of a one-word query ranked exactly from the impact tiers (see
-/// [`tiers`]): the tiers are widened one at a time until the page's last
-/// hit scores at least what any message outside them can, with one more
-/// hit to tell that the page is full. `None` when the query is not one word,
-/// no tier proves its page, or the tiers tried hold more than
-/// [`TIER_BUDGET`] visible matches (the caller then ranks the newest
-/// matches).
+/// [`tiers`]): the tiers are ranked one at a time, best first, each page
+/// merged with the best of those before, until the page's last hit scores
+/// at least what any message of a later tier can, with one more hit to
+/// tell that the page is full. `None` when the query is not one word, when
+/// it matches at most `window` messages (ranking the window is then
+/// exhaustive), when no tier proves its page, or when the tiers tried hold
+/// more than [`TIER_BUDGET`] visible matches (the caller then ranks the
+/// newest matches).
 fn exact_by_tiers(
     db: &dyn Connection,
     query: &Query,
     scope: Option<&str>,
-    limit: i64,
+    (limit, window): (i64, i64),
     run: impl Fn(&str, i64) -> std::result::Result<Vec<Vec<Value>>, crate::db::SqlError>,
 ) -> Result<Option<Vec<Vec<Value>>>> {
     if query.single_word().is_none() {
+        return Ok(None);
+    }
+    let every_match = query.fts5_expression(scope);
+    let count = db.query_value(
+        TERM_COUNT_SQL,
+        &[every_match.as_str().into(), (window + 1).into()],
+    )?;
+    if count.as_i64().unwrap_or(0) <= window {
         return Ok(None);
     }
     let record = db.query_value(AVERAGES_SQL, &[])?;
@@ -353,6 +363,7 @@ fn exact_by_tiers(
     };
     let average = totals.average_length();
     let mut budget = TIER_BUDGET;
+    let mut page: Vec<Vec<Value>> = Vec::new();
     for (tier, &floor) in tiers::TIER_FLOORS.iter().enumerate() {
         let Some(expression) = query.tier_expression(tier, scope) else {
             return Ok(None);
@@ -364,17 +375,38 @@ fn exact_by_tiers(
             return Ok(None);
         }
         budget -= ranked;
-        let last_score = rows
+        page = best_of(page, rows, limit + 1);
+        let last_score = page
             .get(limit as usize - 1)
             .and_then(|row| row[5].as_f64())
             .map(|rank| -rank);
-        if rows.len() as i64 > limit
+        if page.len() as i64 > limit
             && last_score.is_some_and(|s| s >= tiers::bound(floor, average))
         {
-            return Ok(Some(rows));
+            return Ok(Some(page));
         }
     }
     Ok(None)
+}
+
+/// The best `keep` rows of two pages of `search.sql` in its relevance order
+/// (rank, then newer, then larger id).
+fn best_of(mut page: Vec<Vec<Value>>, more: Vec<Vec<Value>>, keep: i64) -> Vec<Vec<Value>> {
+    page.extend(more);
+    let key = |row: &Vec<Value>| {
+        (
+            row[5].as_f64().unwrap_or(f64::INFINITY),
+            std::cmp::Reverse(row[4].as_i64().unwrap_or(i64::MIN)),
+            std::cmp::Reverse(row[1].as_i64().unwrap_or(i64::MIN)),
+        )
+    };
+    page.sort_by(|a, b| {
+        key(a)
+            .partial_cmp(&key(b))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    page.truncate(usize::try_from(keep).unwrap_or(usize::MAX));
+    page
 }
 
 /// The rows of the best any-term matches that are not among `found` (nor,

@@ -129,7 +129,7 @@ class InitTest(StoreTestCase):
         self.assertEqual(first, second)
         self.assertEqual(
             first,
-            {"schema_version": 8, "tokenizer_version": 5, "redaction_version": 1,
+            {"schema_version": 8, "tokenizer_version": 6, "redaction_version": 1,
              "redaction_patterns": 0, "messages": 0, "indexed": 0, "pending": 0,
              "indexing": "immediate"},
         )
