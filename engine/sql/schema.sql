@@ -54,7 +54,11 @@ CREATE TABLE IF NOT EXISTS session_search_moves(
 -- (sql/scope_word.sql), and an `agent` search for 'a' || hex(agent). The tokens only narrow what
 -- FTS5 reads: visible.sql still decides what is visible, so a wider word (a
 -- deep caller's ancestor) or a stale one (a session deleted above) can cost
--- time, never leak text.
+-- time, never leak text. The scope starts with U+E001, on which the
+-- tokenizer indexes its words at one position (see `scope::SCOPE_MARKER`):
+-- every message's scope column is then one token long whatever its depth,
+-- so BM25 (FTS5's own bm25() and sessions_rank alike) counts a message's
+-- length as its text's plus one, the same for every session.
 CREATE TABLE IF NOT EXISTS session_search_scopes(
   session_key TEXT PRIMARY KEY,
   scope       TEXT NOT NULL
@@ -66,7 +70,7 @@ CREATE TABLE IF NOT EXISTS session_search_scopes(
 -- sessions below a cycle carry the word of every session of it.
 CREATE VIEW IF NOT EXISTS session_search_scope_of(session_key, scope) AS
   SELECT s.session_key,
-         'a' || lower(hex(s.agent_id)) || ' ' || (
+         char(57345) || 'a' || lower(hex(s.agent_id)) || ' ' || (
            WITH RECURSIVE up(key, n) AS (
              SELECT s.session_key, 0
              UNION ALL

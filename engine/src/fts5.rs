@@ -11,6 +11,7 @@
 //! <https://sqlite.org/fts5.html#custom_auxiliary_functions>.
 
 use crate::rank::{estimate_hits, Bm25, RankTotals};
+use crate::scope::{self, SCOPE_MARKER};
 use crate::tiers;
 use crate::tokenizer::{Options, Tokenizer};
 use std::cell::RefCell;
@@ -277,7 +278,9 @@ unsafe extern "C" fn x_tokenize(
             }
         };
         let mut run = |tokenizer: &mut Tokenizer| {
-            if flags & FTS5_TOKENIZE_DOCUMENT != 0 {
+            if flags & FTS5_TOKENIZE_DOCUMENT != 0 && bytes.starts_with(SCOPE_MARKER.as_bytes()) {
+                scope::tokenize_scope(tokenizer, bytes, &mut emit)
+            } else if flags & FTS5_TOKENIZE_DOCUMENT != 0 {
                 tiers::tokenize_document(tokenizer, bytes, &mut emit)
             } else if flags & FTS5_TOKENIZE_QUERY != 0
                 && tiers::tokenize_query_marker(tokenizer, bytes, &mut |t| emit(t, false))?
@@ -366,10 +369,11 @@ pub struct Routines {
     pub result_error_code: unsafe extern "C" fn(*mut c_void, c_int),
 }
 
-/// Registers `sessions_rank(fts [, last_rowid [, ranked]])`: BM25 over the first
-/// column only (the message text), so the scope words of the second column
-/// neither count in a message's length nor cost a pass over their long
-/// doclists. With `last_rowid` (the largest rowid in the index), the row
+/// Registers `sessions_rank(fts [, last_rowid [, ranked]])`: FTS5's own
+/// BM25 (a row's length is that of all its columns: the text, and the scope
+/// column's one token) of the phrases found in the first column, the
+/// message text, so the scope words of the second neither score nor cost a
+/// pass over their long doclists. With `last_rowid` (the largest rowid in the index), the row
 /// count of a phrase in more than [`HIT_SAMPLE`] rows is estimated from the
 /// first ones (see [`crate::rank::estimate_hits`]) instead of counted.
 /// With `ranked`, only the query's first `ranked` phrases are scored: the
@@ -467,7 +471,7 @@ unsafe fn rank(
             let mut rows = 0;
             let mut tokens = 0;
             ok((api.x_row_count)(fts, &mut rows))?;
-            ok((api.x_column_total_size)(fts, 0, &mut tokens))?;
+            ok((api.x_column_total_size)(fts, -1, &mut tokens))?;
             let mut phrases = usize::try_from((api.x_phrase_count)(fts)).unwrap_or(0);
             if let Some(ranked) = ranked.and_then(|n| usize::try_from(n).ok()) {
                 phrases = phrases.min(ranked);
@@ -515,7 +519,7 @@ unsafe fn rank(
             bm25.set_hits(phrase, hits);
         }
         let mut length = 0;
-        ok((api.x_column_size)(fts, 0, &mut length))?;
+        ok((api.x_column_size)(fts, -1, &mut length))?;
         Ok(bm25.rank(&frequencies, length))
     }
 }

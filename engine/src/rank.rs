@@ -1,6 +1,7 @@
-//! BM25 for `sessions_rank`, with FTS5's constants and formula, computed
-//! over the message text alone: the scope words that share the index (see
-//! `sql/schema.sql`) count neither in a message's length nor in the average.
+//! BM25 for `sessions_rank`, with FTS5's constants and formula: a row's
+//! length is that of all its columns, as in FTS5's own `bm25()`. The scope
+//! column (see `sql/schema.sql`) is one token in every row, so a message's
+//! length is its text's plus one whatever its session's depth.
 //! The C glue that feeds it is in [`crate::fts5`].
 
 /// FTS5's `k1`: how quickly repeated occurrences stop adding to the score.
@@ -10,42 +11,38 @@ pub(crate) const B: f64 = 0.75;
 /// FTS5's floor for the IDF of a phrase found in most rows.
 const MIN_IDF: f64 = 1e-6;
 
-/// Totals of the text column, read once per query.
+/// Totals of the index, read once per query.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RankTotals {
     /// Rows in the index.
     pub rows: i64,
-    /// Tokens of the text column in all rows.
+    /// Tokens of every column in all rows.
     pub tokens: i64,
 }
 
 impl RankTotals {
     /// The totals stored in FTS5's averages record (the `_data` row with id
-    /// 1): SQLite varints, the row count and then each column's token count;
-    /// the text column is the first.
+    /// 1): SQLite varints, the row count and then each column's token count,
+    /// summed.
     pub fn from_averages(record: &[u8]) -> Option<RankTotals> {
+        let mut values = Vec::new();
         let mut rest = record;
-        let mut next = || {
-            let mut value: u64 = 0;
-            for n in 0..9 {
-                let (&byte, tail) = rest.split_first()?;
-                rest = tail;
-                if n == 8 {
-                    return Some(value << 8 | u64::from(byte));
-                }
-                value = value << 7 | u64::from(byte & 0x7f);
-                if byte & 0x80 == 0 {
-                    return Some(value);
-                }
-            }
-            None
-        };
-        let rows = i64::try_from(next()?).ok()?;
-        let tokens = i64::try_from(next()?).ok()?;
+        while !rest.is_empty() {
+            let (value, tail) = varint(rest)?;
+            values.push(i64::try_from(value).ok()?);
+            rest = tail;
+        }
+        let (&rows, columns) = values.split_first()?;
+        if columns.is_empty() {
+            return None;
+        }
+        let tokens = columns
+            .iter()
+            .try_fold(0i64, |sum, &column| sum.checked_add(column))?;
         Some(RankTotals { rows, tokens })
     }
 
-    /// Tokens per row of the text column (1 for an empty index).
+    /// Tokens per row (1 for an empty index).
     pub fn average_length(self) -> f64 {
         if self.rows <= 0 || self.tokens <= 0 {
             1.0
@@ -53,6 +50,21 @@ impl RankTotals {
             self.tokens as f64 / self.rows as f64
         }
     }
+}
+
+/// The SQLite varint at the start of `bytes`, and the bytes after it.
+fn varint(bytes: &[u8]) -> Option<(u64, &[u8])> {
+    let mut value: u64 = 0;
+    for (n, &byte) in bytes.iter().enumerate().take(9) {
+        if n == 8 {
+            return Some((value << 8 | u64::from(byte), &bytes[9..]));
+        }
+        value = value << 7 | u64::from(byte & 0x7f);
+        if byte & 0x80 == 0 {
+            return Some((value, &bytes[n + 1..]));
+        }
+    }
+    None
 }
 
 /// The per-query state of BM25: the totals and, per phrase, its IDF once
@@ -153,17 +165,18 @@ mod tests {
 
     #[test]
     fn the_averages_record_gives_the_totals() {
-        // 300 rows (a two-byte varint), 70 000 tokens (three bytes), scope.
+        // 300 rows (a two-byte varint), 70 000 tokens of text (three
+        // bytes), 5 of scope.
         let record = [0x82, 0x2c, 0x84, 0xa2, 0x70, 0x05];
         let totals = RankTotals::from_averages(&record).unwrap();
         assert_eq!(
             totals,
             RankTotals {
                 rows: 300,
-                tokens: 70_000
+                tokens: 70_005
             }
         );
-        assert!((totals.average_length() - 70_000.0 / 300.0).abs() < 1e-9);
+        assert!((totals.average_length() - 70_005.0 / 300.0).abs() < 1e-9);
         assert_eq!(RankTotals::from_averages(&[0x82]), None);
     }
 

@@ -4,7 +4,30 @@
 
 use crate::db::Connection;
 use crate::error::{Error, Result};
+use crate::tokenizer::{Token, Tokenizer};
 use serde::{Deserialize, Serialize};
+
+/// Starts the text of the index's scope column (`session_search_scopes` in
+/// `sql/schema.sql`); a private-use character, which is no word character.
+/// `sessions_text` never starts a message's text with it.
+pub const SCOPE_MARKER: &str = "\u{E001}";
+
+/// Tokenizes the scope column's `text` (which starts with [`SCOPE_MARKER`])
+/// as `tokenizer` does, every word after the first colocated with it: the
+/// column is one token long, so a session's depth (how many scope words its
+/// messages carry) never changes their length in BM25.
+pub fn tokenize_scope<E>(
+    tokenizer: &mut Tokenizer,
+    text: &[u8],
+    emit: &mut dyn FnMut(Token<'_>, bool) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
+    let mut first = true;
+    tokenizer.tokenize(text, &mut |token| {
+        let colocated = !first;
+        first = false;
+        emit(token, colocated)
+    })
+}
 
 /// Which sessions a caller may read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

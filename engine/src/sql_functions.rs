@@ -8,6 +8,7 @@ use crate::db::{Connection, Value};
 use crate::history::{self, HistoryOptions};
 use crate::list::{self, ListOptions};
 use crate::redact::{Redactor, Settings};
+use crate::scope;
 use crate::search::{self, SearchOptions};
 use crate::store::{self, IndexingMode};
 use crate::tokenizer::{ArgumentError, Options, Tokenizer, TOKENIZER_VERSION};
@@ -169,7 +170,9 @@ fn options<T: serde::de::DeserializeOwned>(value: &Value, function: &str) -> Res
 /// `sessions_text(content [, settings])`: the searchable text of a
 /// message's content (see [`content::searchable_text`]), redacted, or NULL.
 /// `settings` are the stored redaction settings ([`Settings`]) the triggers
-/// pass; without them only the default patterns apply.
+/// pass; without them only the default patterns apply. A text starting with
+/// the scope column's marker gets a space before it, so that the tokenizer
+/// never takes a message for a scope ([`scope::SCOPE_MARKER`]).
 fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
     let Some(text) = args[0]
         .as_bytes()
@@ -189,6 +192,9 @@ fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
             )
         }
     };
+    if redacted.starts_with(scope::SCOPE_MARKER) {
+        return Ok(Value::Text(format!(" {redacted}")));
+    }
     Ok(Value::Text(redacted))
 }
 

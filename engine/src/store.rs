@@ -10,7 +10,7 @@ use crate::tokenizer::TOKENIZER_VERSION;
 use serde::{Deserialize, Serialize};
 
 /// The schema version this build creates and understands.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 /// The public tables `sessions` and `messages` with their indexes, as
 /// `sessions_init()` creates them.
@@ -290,7 +290,7 @@ fn migrate(db: &dyn Connection) -> Result<()> {
                 Settings::current(Vec::new()).to_json().as_str().into(),
             )?;
         }
-        1..=7 => {
+        1..=8 => {
             if version <= 3 {
                 db.execute_batch(UPGRADE_SQL)?;
             }
@@ -303,6 +303,15 @@ fn migrate(db: &dyn Connection) -> Result<()> {
             // their longer scopes, which hold every word a search asks for
             // now, until their spawn chain changes.
             db.execute_batch("DROP VIEW IF EXISTS session_search_scope_of")?;
+            if version >= 4 {
+                // Version 9 marks each scope so that its words take one
+                // position: the index is rebuilt, and the scopes are
+                // written again by schema.sql (none is indexed any more, so
+                // no index row is removed with its old scope). Before
+                // version 4, UPGRADE_SQL has dropped the index already.
+                start_rebuild(db)?;
+                db.execute_batch("DELETE FROM session_search_scopes")?;
+            }
             db.execute_batch(SCHEMA_SQL)?;
         }
         _ => {}

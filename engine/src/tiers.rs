@@ -62,7 +62,9 @@ fn push_marker(out: &mut String, tier: usize, token: &str) {
 
 /// The largest score (weight under `average`) of a message outside the
 /// tiers down to `floor`: any `tf` with a length long enough that its
-/// weight against [`REFERENCE_LENGTH`] stays below `floor`.
+/// weight against [`REFERENCE_LENGTH`] stays below `floor`. (BM25 counts a
+/// message one token longer than its text, for its scope column, which
+/// only lowers its weight: the bound holds.)
 pub fn bound(floor: f64, average: f64) -> f64 {
     let average = average.max(f64::MIN_POSITIVE);
     // The shortest length below the floor for `tf`, as a real number.

@@ -80,6 +80,13 @@ def rewind(conn, key, leaf_id):
     conn.execute("UPDATE sessions SET leaf_id = ? WHERE session_key = ?", (leaf_id, key))
 
 
+def index_bm25(conn, query):
+    """FTS5's own bm25() of the query's words in the index's text column, by message id."""
+    rows = conn.execute("SELECT ~rowid, -bm25(session_search_fts) FROM session_search_fts"
+                        " WHERE session_search_fts MATCH 'text : (' || ? || ')'", (query,))
+    return dict(rows.fetchall())
+
+
 def search(conn, query, caller, **options):
     options = {"caller": caller, **options}
     return json.loads(value(conn, "SELECT sessions_search(?, ?)", (query, json.dumps(options))))
@@ -129,7 +136,7 @@ class InitTest(StoreTestCase):
         self.assertEqual(first, second)
         self.assertEqual(
             first,
-            {"schema_version": 8, "tokenizer_version": 6, "redaction_version": 1,
+            {"schema_version": 9, "tokenizer_version": 6, "redaction_version": 1,
              "redaction_patterns": 0, "messages": 0, "indexed": 0, "pending": 0,
              "indexing": "immediate"},
         )
@@ -174,7 +181,7 @@ class InitTest(StoreTestCase):
             time.sleep(0.6)
             writer.execute("COMMIT")
             waiting.join()
-            self.assertEqual(outcome[5000], 8)
+            self.assertEqual(outcome[5000], 9)
             writer.close()
 
     def test_functions_refuse_to_run_before_init(self):
@@ -189,9 +196,9 @@ class InitTest(StoreTestCase):
             name = sql.split("(")[0].split()[-1]
             self.assertError(conn, sql, (), name, "run SELECT sessions_init() first")
 
-    def test_versions_4_to_7_gain_the_time_index_the_covering_session_index_and_bounded_scopes(self):
+    def test_versions_4_to_8_gain_the_time_index_the_covering_session_index_and_marked_bounded_scopes(self):
         index_sql = "SELECT sql FROM sqlite_master WHERE name = 'session_search_messages_by_session'"
-        for version in (4, 5, 6, 7):
+        for version in (4, 5, 6, 7, 8):
             with self.subTest(version=version):
                 conn = store()
                 session(conn, "s")
@@ -206,9 +213,12 @@ class InitTest(StoreTestCase):
                              " SELECT session_key, 'a' || lower(hex(agent_id)) FROM sessions")
                 conn.execute("UPDATE session_search_meta SET value = ? WHERE key = 'schema_version'", (version,))
                 init = json.loads(value(conn, "SELECT sessions_init()"))
-                self.assertEqual((init["schema_version"], init["indexed"], init["pending"]), (8, 1, 0))
+                # Version 9 marks the scopes: the index is rebuilt, and a
+                # search indexes the backlog it finds.
+                self.assertEqual((init["schema_version"], init["indexed"], init["pending"]), (9, 0, 1))
                 view = value(conn, "SELECT sql FROM sqlite_master WHERE name = 'session_search_scope_of'")
                 self.assertIn("WHERE top.n - up.n <= 3 OR", view)
+                self.assertEqual(value(conn, "SELECT unicode(scope) FROM session_search_scopes"), 0xE001)
                 self.assertEqual(value(conn, "SELECT count(*) FROM sqlite_master WHERE name = 'session_search_messages_by_time'"), 1)
                 self.assertIn("(session_key, id, created_at)", value(conn, index_sql))
                 self.assertEqual(found(conn, "upgrade", "s", order="recent"), [1])
@@ -217,8 +227,8 @@ class InitTest(StoreTestCase):
 
     def test_newer_schema_version_is_refused(self):
         conn = store()
-        conn.execute("UPDATE session_search_meta SET value = 9 WHERE key = 'schema_version'")
-        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 9", "upgrade")
+        conn.execute("UPDATE session_search_meta SET value = 10 WHERE key = 'schema_version'")
+        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 10", "upgrade")
 
     def test_missing_column_is_named_and_nothing_is_created(self):
         conn = connect()
@@ -724,18 +734,14 @@ class SearchTest(StoreTestCase):
             self.assertGreater(hit["score"], 0)
         recent = search(c, "deploy", "agent:main:cli:1", visibility="all", order="recent")["results"]
         self.assertEqual([h["id"] for h in recent], [7, 6, 5, 4, 3, 2, 1])
-        # The scores are FTS5's bm25() of the same texts in a plain table (the
-        # scope column of the index changes no score), except that a one-term
-        # query leaves out the IDF factor every hit shares.
-        c.execute("CREATE VIRTUAL TABLE temp.plain USING fts5(text, tokenize = 'sessions cjk 1')")
-        c.execute("INSERT INTO plain(rowid, text) SELECT ~id, text FROM session_search_text")
-
+        # The scores are FTS5's own bm25() on the index (whose scope column is
+        # one token in every row, whatever the session's depth), except that
+        # a one-term query leaves out the IDF factor every hit shares.
         def bm25(query):
-            rows = c.execute("SELECT rowid, -bm25(plain) FROM plain WHERE plain MATCH ?", (query,)).fetchall()
-            return dict(rows)
+            return index_bm25(c, query)
 
-        rows = value(c, "SELECT count(*) FROM plain")
-        hits = value(c, "SELECT count(*) FROM plain WHERE plain MATCH 'deploy'")
+        rows = value(c, "SELECT count(*) FROM session_search_fts")
+        hits = value(c, "SELECT count(*) FROM session_search_fts WHERE session_search_fts MATCH 'text : deploy'")
         idf = max(math.log((rows - hits + 0.5) / (hits + 0.5)), 1e-6)
         scores = {h["id"]: h["score"] for h in relevance}
         expected = bm25("deploy")
@@ -835,9 +841,7 @@ class RankTest(StoreTestCase):
         c.execute("COMMIT")
         results = search(c, "common rare", "s", limit=25)["results"]
         self.assertEqual(len(results), 25)
-        c.execute("CREATE VIRTUAL TABLE temp.plain USING fts5(text, tokenize = 'sessions cjk 1')")
-        c.execute("INSERT INTO plain(rowid, text) SELECT ~id, text FROM session_search_text")
-        exact = dict(c.execute("SELECT rowid, -bm25(plain) FROM plain WHERE plain MATCH 'common rare'"))
+        exact = index_bm25(c, "common rare")
         for hit in results:
             # 'common' is in every row: its IDF is at the floor either way;
             # 'rare' (31 rows) is counted exactly.
@@ -845,7 +849,7 @@ class RankTest(StoreTestCase):
         # 'often' is in 1200 rows: estimated from 1024 of them, its weight
         # stays within a few percent of the exact one.
         results = [hit for hit in search(c, "often rare", "s", limit=25)["results"] if not hit.get("partial")]
-        exact = dict(c.execute("SELECT rowid, -bm25(plain) FROM plain WHERE plain MATCH 'often rare'"))
+        exact = index_bm25(c, "often rare")
         self.assertTrue(results)
         for hit in results:
             self.assertTrue(math.isclose(hit["score"], exact[hit["id"]], rel_tol=0.05), (hit, exact[hit["id"]]))
@@ -1065,6 +1069,20 @@ class BadInputTest(StoreTestCase):
     def setUp(self):
         self.conn = store()
         session(self.conn, "a")
+
+    def test_a_message_starting_like_a_scope_is_indexed_and_ranked_as_text(self):
+        # U+E001 starts the index's scope column; a message that starts with
+        # it is still text: it gets its impact-tier markers, so a one-word
+        # search ranked from the tiers (rankWindow 1) still finds it first.
+        c = self.conn
+        for i in range(20):
+            say(c, "a", "user", f"deploy deploy filler{i} words here", 1 + i)
+        say(c, "a", "user", "\ue001deploy deploy deploy deploy", 100)
+        marked = value(c, "SELECT max(id) FROM messages")
+        for window in (1, 1000):
+            hits = search(c, "deploy", "a", rankWindow=window)["results"]
+            self.assertEqual(hits[0]["id"], marked, window)
+        self.assertEqual(status(c)["integrity"], "ok")
 
     def test_null_and_non_text_options(self):
         c = self.conn
