@@ -334,11 +334,13 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
 /// [`tiers`]): the tiers are ranked one at a time, best first, each page
 /// merged with the best of those before, until the page's last hit scores
 /// at least what any message of a later tier can, with one more hit to
-/// tell that the page is full. `None` when the query is not one word, when
-/// it matches at most `window` messages (ranking the window is then
-/// exhaustive), when no tier proves its page, or when the tiers tried hold
-/// more than [`TIER_BUDGET`] visible matches (the caller then ranks the
-/// newest matches).
+/// tell that the page is full. When no tier proves its page, or the tiers
+/// tried hold more than [`TIER_BUDGET`] visible matches, a word found in at
+/// most [`TIER_BUDGET`] messages has every match ranked. `None` when the
+/// query is not one word, when it matches at most `window` messages
+/// (ranking the window is then exhaustive), or when it matches more than
+/// the budget and no tier proves its page (the caller then ranks the newest
+/// matches).
 fn exact_by_tiers(
     db: &dyn Connection,
     query: &Query,
@@ -350,16 +352,26 @@ fn exact_by_tiers(
         return Ok(None);
     }
     let every_match = query.fts5_expression(scope);
-    let count = db.query_value(
-        TERM_COUNT_SQL,
-        &[every_match.as_str().into(), (window + 1).into()],
-    )?;
-    if count.as_i64().unwrap_or(0) <= window {
+    let window = window.min(TIER_BUDGET);
+    let count = db
+        .query_value(
+            TERM_COUNT_SQL,
+            &[every_match.as_str().into(), (TIER_BUDGET + 1).into()],
+        )?
+        .as_i64()
+        .unwrap_or(0);
+    if count <= window {
         return Ok(None);
     }
+    // Ranking every match when the tiers prove nothing: at most the budget.
+    let every_match_ranked = || -> Result<Option<Vec<Vec<Value>>>> {
+        Ok((count <= TIER_BUDGET)
+            .then(|| run(&every_match, TIER_BUDGET))
+            .transpose()?)
+    };
     let record = db.query_value(AVERAGES_SQL, &[])?;
     let Some(totals) = record.as_blob().and_then(RankTotals::from_averages) else {
-        return Ok(None);
+        return every_match_ranked();
     };
     let average = totals.average_length();
     let mut budget = TIER_BUDGET;
@@ -372,7 +384,7 @@ fn exact_by_tiers(
         let ranked = rows.first().and_then(|row| row[7].as_i64()).unwrap_or(0);
         if ranked >= budget {
             // The tiers of this word are too large to rank in full.
-            return Ok(None);
+            return every_match_ranked();
         }
         budget -= ranked;
         page = best_of(page, rows, limit + 1);
@@ -386,7 +398,7 @@ fn exact_by_tiers(
             return Ok(Some(page));
         }
     }
-    Ok(None)
+    every_match_ranked()
 }
 
 /// The best `keep` rows of two pages of `search.sql` in its relevance order

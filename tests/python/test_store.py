@@ -827,9 +827,26 @@ class SearchTest(StoreTestCase):
 
 
 class RankTest(StoreTestCase):
-    """sessions_rank on this SQLite (3.40 here): BM25 over the text column,
+    """sessions_rank on this SQLite (3.40 here): FTS5's BM25 of the text column's terms,
     with the row count of a term in more than 1024 messages estimated from
     its first 1024 (the sample stops FTS5's xQueryPhrase early)."""
+
+    def test_a_word_in_no_tier_is_ranked_in_full_within_the_budget(self):
+        # Every message holds 'deploy' once in a long text, so no impact
+        # tier marks it; the best hit is the oldest, the shortest. With
+        # rankWindow 5 the newest 5 alone would miss it: a word found in at
+        # most 3 000 messages has all of them ranked instead.
+        c = store()
+        session(c, "s")
+        say(c, "s", "user", "deploy " + " ".join(f"old{i}" for i in range(49)), 1)
+        for n in range(30):
+            say(c, "s", "user", "deploy " + " ".join(f"new{n}x{i}" for i in range(69)), 10 + n)
+        best = index_bm25(c, "deploy")
+        oldest = min(best, key=lambda id: -best[id])
+        self.assertEqual(oldest, 1)
+        hits = search(c, "deploy", "s", rankWindow=5)["results"]
+        self.assertEqual(hits[0]["id"], 1)
+        self.assertEqual([h["id"] for h in hits], sorted(best, key=lambda id: (-best[id], -id))[:10])
 
     def test_common_terms_are_sampled_and_close_to_bm25(self):
         c = store()
