@@ -352,22 +352,23 @@ fn exact_by_tiers(
         return Ok(None);
     }
     let every_match = query.fts5_expression(scope);
-    let window = window.min(TIER_BUDGET);
-    let count = db
-        .query_value(
+    // Whether the word matches at most `n` messages, reading at most n + 1.
+    let at_most = |n: i64| -> Result<bool> {
+        let count = db.query_value(
             TERM_COUNT_SQL,
-            &[every_match.as_str().into(), (TIER_BUDGET + 1).into()],
-        )?
-        .as_i64()
-        .unwrap_or(0);
-    if count <= window {
+            &[every_match.as_str().into(), (n + 1).into()],
+        )?;
+        Ok(count.as_i64().unwrap_or(0) <= n)
+    };
+    if at_most(window)? {
         return Ok(None);
     }
     // Ranking every match when the tiers prove nothing: at most the budget.
     let every_match_ranked = || -> Result<Option<Vec<Vec<Value>>>> {
-        Ok((count <= TIER_BUDGET)
-            .then(|| run(&every_match, TIER_BUDGET))
-            .transpose()?)
+        if window >= TIER_BUDGET || !at_most(TIER_BUDGET)? {
+            return Ok(None);
+        }
+        Ok(Some(run(&every_match, TIER_BUDGET)?))
     };
     let record = db.query_value(AVERAGES_SQL, &[])?;
     let Some(totals) = record.as_blob().and_then(RankTotals::from_averages) else {
