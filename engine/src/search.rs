@@ -21,11 +21,11 @@ const SEARCH_SQL: &str = concat!(
 );
 const RECENT_COMPLETE_SQL: &str = include_str!("../sql/recent_complete.sql");
 
-/// Matches the tier queries of one search rank at most, over all tiers
-/// tried: a word so common that its tiers hold more is ranked over its
-/// newest `rankWindow` matches instead, so no search ranks more than this
-/// plus its window.
-const TIER_BUDGET: i64 = 3000;
+/// Matches a one-word search ranks at most from its impact tiers, and the
+/// most it ranks in full when no tier proves its page: a word with more
+/// matches and no proof is ranked over its newest `rankWindow` matches
+/// instead.
+pub const TIER_BUDGET: i64 = 3000;
 
 /// FTS5's averages record of the index: its row and token totals.
 const AVERAGES_SQL: &str = "SELECT block FROM session_search_fts_data WHERE id = 1";
@@ -115,7 +115,9 @@ pub struct SearchOptions {
     pub max_bytes: Option<i64>,
     /// With `relevance`, how many of the newest matching messages are ranked
     /// (default [`DEFAULT_RANK_WINDOW`], at most [`MAX_RANK_WINDOW`]): a
-    /// bound on the work of a query that matches much of the history.
+    /// bound on the work of a query that matches much of the history. A
+    /// one-word query is ranked exactly whenever its impact tiers prove its
+    /// page or it matches at most [`TIER_BUDGET`] messages.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rank_window: Option<i64>,
     /// `session`: the best hit of each session instead of every hit, so

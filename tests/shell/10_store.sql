@@ -260,7 +260,8 @@ CREATE TABLE messages(id INTEGER PRIMARY KEY, session_key TEXT NOT NULL, parent_
 SELECT sessions_init();
 SELECT name FROM sqlite_master ORDER BY name;
 -- Every integer is a valid message id, the smallest and largest included
--- (the index stores ~id); a rank window of one keeps the newest (largest).
+-- (the index stores ~id); a rank window of one keeps the newest (largest)
+-- of a phrase's matches (a word's are ranked exactly).
 .open :memory:
 .load dist/session_search
 SELECT sessions_init() IS NOT NULL;
@@ -270,7 +271,7 @@ INSERT INTO messages(id, session_key, role, content, created_at) VALUES
   (0, 'edge', 'user', 'kiwi at zero', 5),
   (9223372036854775807, 'edge', 'user', 'kiwi at the largest id', 5);
 SELECT group_concat(json_extract(r.value, '$.id'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"edge"}'), '$.results') r;
-SELECT group_concat(json_extract(r.value, '$.id'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"edge","rankWindow":1}'), '$.results') r;
+SELECT group_concat(json_extract(r.value, '$.id'), ' ') FROM json_each(sessions_search('"kiwi at"', '{"caller":"edge","rankWindow":1}'), '$.results') r;
 UPDATE messages SET content = 'plum now' WHERE id = -9223372036854775808;
 SELECT group_concat(json_extract(r.value, '$.id'), ' ') FROM json_each(sessions_search('plum', '{"caller":"edge"}'), '$.results') r;
 DELETE FROM messages WHERE id = 9223372036854775807;

@@ -42,7 +42,8 @@ BEGIN;
 UPDATE sessions SET spawned_by = NULL WHERE session_key = 'late';
 ROLLBACK;
 SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root"}'), '$.results') r;
-.print -- rankWindow: only the newest matches are ranked; it must be positive
+.print -- rankWindow: only the newest matches of a phrase are ranked (one word is ranked exactly); it must be positive
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('"kiwi in"', '{"caller":"root","visibility":"all","rankWindow":2}'), '$.results') r;
 SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root","visibility":"all","rankWindow":2}'), '$.results') r;
 SELECT sessions_search('kiwi', '{"caller":"root","rankWindow":0}');
 .print -- keys longer than a token (cut at 256 bytes) share a scope word: only speed suffers
