@@ -35,6 +35,13 @@ const AVERAGES_SQL: &str = "SELECT block FROM session_search_fts_data WHERE id =
 const TERM_COUNT_SQL: &str =
     "SELECT count(*) FROM (SELECT 1 FROM session_search_fts WHERE session_search_fts MATCH ?1 LIMIT ?2)";
 
+/// Whether FTS5 expression `expression` matches at most `n` rows, reading at
+/// most `n + 1` of them.
+fn matches_at_most(db: &dyn Connection, expression: &str, n: i64) -> Result<bool> {
+    let count = db.query_value(TERM_COUNT_SQL, &[expression.into(), (n + 1).into()])?;
+    Ok(count.as_i64().unwrap_or(0) <= n)
+}
+
 /// Backlog rows a search indexes itself when no background drain runs (an
 /// in-memory database, a rollback journal, deferred indexing) and the write
 /// lock is free: enough that steady writes with a search now and then never
@@ -354,20 +361,12 @@ fn exact_by_tiers(
         return Ok(None);
     }
     let every_match = query.fts5_expression(scope);
-    // Whether the word matches at most `n` messages, reading at most n + 1.
-    let at_most = |n: i64| -> Result<bool> {
-        let count = db.query_value(
-            TERM_COUNT_SQL,
-            &[every_match.as_str().into(), (n + 1).into()],
-        )?;
-        Ok(count.as_i64().unwrap_or(0) <= n)
-    };
-    if at_most(window)? {
+    if matches_at_most(db, &every_match, window)? {
         return Ok(None);
     }
     // Ranking every match when the tiers prove nothing: at most the budget.
     let every_match_ranked = || -> Result<Option<Vec<Vec<Value>>>> {
-        if window >= TIER_BUDGET || !at_most(TIER_BUDGET)? {
+        if window >= TIER_BUDGET || !matches_at_most(db, &every_match, TIER_BUDGET)? {
             return Ok(None);
         }
         Ok(Some(run(&every_match, TIER_BUDGET)?))
@@ -455,12 +454,7 @@ fn partial_rows(
     }
     let mut rare = Vec::new();
     for &term in &all {
-        let expression = query.any_term_expression(&[term], scope);
-        let count = db.query_value(
-            TERM_COUNT_SQL,
-            &[expression.as_str().into(), (window + 1).into()],
-        )?;
-        if count.as_i64().unwrap_or(0) <= window {
+        if matches_at_most(db, &query.any_term_expression(&[term], scope), window)? {
             rare.push(term);
         }
     }

@@ -97,9 +97,14 @@ unsafe extern "C" fn connect(
     if rc != ffi::SQLITE_OK {
         return rc;
     }
+    let shared = aux.cast_const().cast::<KeptStatements>();
     // SAFETY: `aux` is the Arc registered with the module, alive until
-    // `drop_aux`; this borrows it for a clone.
-    let kept = unsafe { &*aux.cast_const().cast::<KeptStatements>() };
+    // `drop_aux`; this takes one more reference to it, released when
+    // `disconnect` drops the table.
+    let kept = unsafe {
+        Arc::increment_strong_count(shared);
+        Arc::from_raw(shared)
+    };
     // SAFETY: the handle outlives the keeping connection, which
     // `disconnect` drops before the handle closes, and which never closes it.
     let Ok(keeping) = (unsafe { Connection::from_handle(db) }) else {
@@ -110,11 +115,7 @@ unsafe extern "C" fn connect(
     let keeper = Box::new(Keeper {
         // SAFETY: sqlite3_vtab is plain data; zeros are its initial state.
         base: unsafe { std::mem::zeroed() },
-        // SAFETY: as above; the clone is released in `disconnect`.
-        kept: unsafe {
-            Arc::increment_strong_count(aux.cast_const().cast::<KeptStatements>());
-            Arc::from_raw(aux.cast_const().cast::<KeptStatements>())
-        },
+        kept,
     });
     // SAFETY: SQLite passes where to write the new table.
     unsafe { *table = Box::into_raw(keeper).cast() };
