@@ -225,7 +225,9 @@ impl Aider {
                     Part::Answer => (Role::Assistant, vec![text_block(text)]),
                     Part::Note => (Role::System, vec![text_block(text)]),
                 };
-                out.message(HostMessage {
+                // A file cut at a line's end may have cut a message that
+                // the next import reads longer: it then takes that text.
+                out.grown_message(HostMessage {
                     id: format!("L{}", message.line),
                     parent: Parent::Previous,
                     role,

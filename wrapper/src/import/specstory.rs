@@ -303,7 +303,9 @@ impl SpecStory {
                     out.skip_entry("empty turn", None, Parent::Previous);
                     continue;
                 }
-                out.message(HostMessage {
+                // As in aider.rs: a turn cut at a line's end is completed
+                // by the next import.
+                out.grown_message(HostMessage {
                     id: format!("L{line}"),
                     parent: Parent::Previous,
                     role,

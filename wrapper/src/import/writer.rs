@@ -17,6 +17,7 @@ use super::{FileReport, Format, Issue, LineIssue};
 use crate::{NewMessage, NewSession, Result, Role, Store};
 use rusqlite::OptionalExtension;
 use serde_json::Value;
+use session_search_engine::content::searchable_text;
 use std::collections::{HashMap, HashSet};
 
 /// How far up from the previous message a fork is looked for when deciding
@@ -247,7 +248,7 @@ impl<'a> Writer<'a> {
     ///
     /// Database failures.
     pub(super) fn message(&mut self, message: HostMessage) -> Result<()> {
-        self.write_message(message, false)
+        self.write_message(message, Revise::Never)
     }
 
     /// Writes a message like [`Writer::message`]; one the database has
@@ -259,10 +260,42 @@ impl<'a> Writer<'a> {
     ///
     /// Database failures.
     pub(super) fn revised_message(&mut self, message: HostMessage) -> Result<()> {
-        self.write_message(message, true)
+        self.write_message(message, Revise::Any)
     }
 
-    fn write_message(&mut self, message: HostMessage, revise: bool) -> Result<()> {
+    /// Writes a message like [`Writer::message`]; one the database has
+    /// already takes the content read now when its text starts with the
+    /// stored text, for a text format whose file may end at the end of a
+    /// line inside a message (Aider, SpecStory): the next import reads it
+    /// longer. A message whose id now names other text (lines shifted) is
+    /// left as it is.
+    ///
+    /// # Errors
+    ///
+    /// Database failures.
+    pub(super) fn grown_message(&mut self, message: HostMessage) -> Result<()> {
+        self.write_message(message, Revise::Grown)
+    }
+
+    /// Whether stored message `id` takes `content` under `revise`.
+    fn revises(&self, revise: Revise, id: i64, content: &str) -> Result<bool> {
+        Ok(match revise {
+            Revise::Never => false,
+            Revise::Any => true,
+            Revise::Grown => {
+                let stored: Option<String> = self
+                    .store
+                    .connection()
+                    .prepare_cached("SELECT content FROM messages WHERE id = ?1")?
+                    .query_row([id], |row| row.get(0))
+                    .optional()?;
+                let text = |json: &str| searchable_text(json.as_bytes()).unwrap_or_default();
+                stored.is_some_and(|stored| text(content).starts_with(&text(&stored)))
+            }
+        })
+    }
+
+    fn write_message(&mut self, message: HostMessage, revise: Revise) -> Result<()> {
         if let Some(&(_, first_line)) = self.seen.get(&message.id) {
             self.issue(Issue::DuplicateId {
                 id: message.id,
@@ -301,7 +334,7 @@ impl<'a> Writer<'a> {
         };
         let id = match existing {
             Some(id) => {
-                let changed = revise
+                let changed = self.revises(revise, id, &content)?
                     && self.store.connection().execute(
                         "UPDATE messages SET content = ?2 WHERE id = ?1 AND content IS NOT ?2",
                         (id, &content),
@@ -486,4 +519,15 @@ impl<'a> Writer<'a> {
         }
         stated
     }
+}
+
+/// Which stored message a write replaces the content of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Revise {
+    /// None.
+    Never,
+    /// Any whose content differs.
+    Any,
+    /// One whose text the new text starts with.
+    Grown,
 }
