@@ -6,7 +6,9 @@
 -- session keys or NULL, ?8 = 'relevance' or 'recent', ?9 = limit, ?11 = 1
 -- to group by session (the best row of each session, with the number of
 -- its rows in the window), else 0, ?12 = how many leading phrases of ?3
--- are scored (NULL: all; the tier markers after them only select rows), ?10 =
+-- are scored (NULL: all; the tier markers after them only select rows), ?13 =
+-- 1 when the FTS5 expression's scope word alone selects the caller's tree
+-- (scope.rs, ScopeWord::decides_tree: the tree is then not walked), ?10 =
 -- the window: only the ?10 newest matching messages (by id) that pass
 -- visibility and the filters are ranked or sorted by time (-1: all), which
 -- bounds the work of a query that matches much of the history.
@@ -35,7 +37,7 @@ FROM (
     FROM session_search_fts f
     JOIN messages m ON m.id = ~f.rowid
     WHERE session_search_fts MATCH ?3
-      AND CASE ?2
+      AND (?13 OR CASE ?2
             -- Per candidate, one index lookup: no list of sessions is built.
             WHEN 'all' THEN EXISTS (SELECT 1 FROM caller)
               AND EXISTS (SELECT 1 FROM sessions s WHERE s.session_key = m.session_key)
@@ -43,7 +45,7 @@ FROM (
               SELECT 1 FROM sessions s
               WHERE s.agent_id = (SELECT agent_id FROM caller) AND s.session_key = m.session_key)
             ELSE m.session_key IN (SELECT session_key FROM visible)
-          END
+          END)
       AND (?4 IS NULL OR m.role IN (SELECT value FROM json_each(?4)))
       AND (?5 IS NULL OR m.created_at >= ?5)
       AND (?6 IS NULL OR m.created_at <= ?6)

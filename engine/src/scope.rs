@@ -4,7 +4,7 @@
 
 use crate::db::Connection;
 use crate::error::{Error, Result};
-use crate::tokenizer::{Token, Tokenizer};
+use crate::tokenizer::{Token, Tokenizer, MAX_TOKEN_BYTES};
 use serde::{Deserialize, Serialize};
 
 /// Starts the text of the index's scope column (`session_search_scopes` in
@@ -89,10 +89,26 @@ pub fn caller(db: &dyn Connection, function: &str, caller: Option<&str>) -> Resu
 }
 
 const TREE_SCOPE_WORD_SQL: &str = include_str!("../sql/scope_word.sql");
+const IN_TREE_SQL: &str = include_str!("../sql/in_tree.sql");
 
 /// The word a search adds to its FTS5 query so that the index itself skips
-/// what `visibility` hides from `caller` (see `session_search_scopes` in
-/// `sql/schema.sql`); `None` for `all`. It only narrows the work:
+/// what a visibility hides from the caller (see `session_search_scopes` in
+/// `sql/schema.sql`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopeWord {
+    /// The word, as the scope column holds it.
+    pub word: String,
+    /// The messages holding the word are exactly the caller's `tree`: it
+    /// is the caller's own word (the caller is at most 3 levels below the
+    /// top of its spawn chain) and short enough that no other key's word
+    /// can share it. A search then need not walk the tree to filter the
+    /// candidates; it checks the sessions of the rows it returns
+    /// ([`in_tree`]) instead.
+    pub decides_tree: bool,
+}
+
+/// The scope word of a search by `caller` at `visibility`; `None` for
+/// `all`. Unless [`ScopeWord::decides_tree`], it only narrows the work:
 /// `visible.sql` still decides what is visible.
 ///
 /// # Errors
@@ -102,7 +118,7 @@ pub fn scope_word(
     db: &dyn Connection,
     caller: &str,
     visibility: Visibility,
-) -> Result<Option<String>> {
+) -> Result<Option<ScopeWord>> {
     let sql = match visibility {
         Visibility::All => return Ok(None),
         // A session deeper than the scope words go carries its ancestor's
@@ -112,8 +128,34 @@ pub fn scope_word(
             "SELECT 'a' || lower(hex(agent_id)) FROM sessions WHERE session_key = ?1"
         }
     };
-    let word = db.query_value(sql, &[caller.into()])?;
-    Ok(word.as_str().map(str::to_owned))
+    let Some(word) = db
+        .query_value(sql, &[caller.into()])?
+        .as_str()
+        .map(str::to_owned)
+    else {
+        return Ok(None);
+    };
+    // In a UTF-16 database hex() spells other bytes: the words then differ
+    // and the tree is walked, as it is for any word not the caller's own.
+    let own: String = std::iter::once('t')
+        .chain(caller.bytes().flat_map(|b| {
+            [b >> 4, b & 0xf].map(|nibble| char::from_digit(u32::from(nibble), 16).unwrap_or('0'))
+        }))
+        .collect();
+    let decides_tree =
+        visibility == Visibility::Tree && word == own && word.len() <= MAX_TOKEN_BYTES;
+    Ok(Some(ScopeWord { word, decides_tree }))
+}
+
+/// Whether `session` is `caller` or a session it spawned, transitively: what
+/// `visible.sql` says of it at `tree`, found by walking up from it.
+///
+/// # Errors
+///
+/// SQL errors.
+pub fn in_tree(db: &dyn Connection, caller: &str, session: &str) -> Result<bool> {
+    let found = db.query_value(IN_TREE_SQL, &[session.into(), caller.into()])?;
+    Ok(found.as_i64() == Some(1))
 }
 
 #[cfg(test)]

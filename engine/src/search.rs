@@ -13,6 +13,7 @@ use crate::scope::{self, Visibility};
 use crate::store;
 use crate::tiers;
 use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
 use std::collections::HashSet;
 
 const SEARCH_SQL: &str = concat!(
@@ -258,9 +259,15 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
         });
     }
     let visibility = scope::effective(options.visibility, options.sandboxed);
-    let scope_word = scope::scope_word(db, &caller, visibility)?;
+    let scope = scope::scope_word(db, &caller, visibility)?;
+    let scope_word = scope.as_ref().map(|scope| scope.word.as_str());
     let grouped = options.group_by == Some(GroupBy::Session);
-    let run = |expression: &str, order: Order, limit: i64, window: i64, ranked: Option<i64>| {
+    let statement = |expression: &str,
+                     order: Order,
+                     limit: i64,
+                     window: i64,
+                     ranked: Option<i64>,
+                     scope_decides: bool| {
         db.query(
             SEARCH_SQL,
             &[
@@ -279,10 +286,23 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
                 window.into(),
                 i64::from(grouped).into(),
                 ranked.map_or(Value::Null, Value::Integer),
+                i64::from(scope_decides).into(),
             ],
         )
     };
-    let expression = query.fts5_expression(scope_word.as_deref());
+    // When the scope word selects the tree, the rows' sessions are checked
+    // instead of the tree walked; a row outside it (the scopes disagreeing
+    // with `sessions`, which the triggers rule out) runs the walk after all.
+    let in_tree = RefCell::new(HashSet::new());
+    let run = |expression: &str, order: Order, limit: i64, window: i64, ranked: Option<i64>| {
+        let decides = scope.as_ref().is_some_and(|scope| scope.decides_tree);
+        let rows = statement(expression, order, limit, window, ranked, decides)?;
+        if decides && !all_in_tree(db, &caller, &rows, &mut in_tree.borrow_mut())? {
+            return Ok(statement(expression, order, limit, window, ranked, false)?);
+        }
+        Ok(rows)
+    };
+    let expression = query.fts5_expression(scope_word);
     let rows = match options.order {
         Order::Relevance => {
             // A session's hit count needs all its hits, not the tiers'.
@@ -292,7 +312,7 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
                 exact_by_tiers(
                     db,
                     &query,
-                    scope_word.as_deref(),
+                    scope_word,
                     (limit, rank_window),
                     |tiered, window| run(tiered, Order::Relevance, limit, window, Some(1)),
                 )?
@@ -316,7 +336,7 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
         let fill = partial_rows(
             db,
             &query,
-            scope_word.as_deref(),
+            scope_word,
             (limit, rank_window, grouped),
             &hits,
             |expression, n, window, ranked| run(expression, Order::Relevance, n, window, ranked),
@@ -355,7 +375,7 @@ fn exact_by_tiers(
     query: &Query,
     scope: Option<&str>,
     (limit, window): (i64, i64),
-    run: impl Fn(&str, i64) -> std::result::Result<Vec<Vec<Value>>, crate::db::SqlError>,
+    run: impl Fn(&str, i64) -> Result<Vec<Vec<Value>>>,
 ) -> Result<Option<Vec<Vec<Value>>>> {
     if query.single_word().is_none() {
         return Ok(None);
@@ -403,6 +423,25 @@ fn exact_by_tiers(
     every_match_ranked()
 }
 
+/// Whether the session of every row of `search.sql` is in `caller`'s tree;
+/// `checked` holds the sessions found in it so far.
+fn all_in_tree(
+    db: &dyn Connection,
+    caller: &str,
+    rows: &[Vec<Value>],
+    checked: &mut HashSet<String>,
+) -> Result<bool> {
+    for key in rows.iter().filter_map(|row| row[0].as_str()) {
+        if !checked.contains(key) {
+            if !scope::in_tree(db, caller, key)? {
+                return Ok(false);
+            }
+            checked.insert(key.to_owned());
+        }
+    }
+    Ok(true)
+}
+
 /// The best `keep` rows of two pages of `search.sql` in its relevance order
 /// (rank, then newer, then larger id).
 fn best_of(mut page: Vec<Vec<Value>>, more: Vec<Vec<Value>>, keep: i64) -> Vec<Vec<Value>> {
@@ -439,12 +478,7 @@ fn partial_rows(
     scope: Option<&str>,
     (limit, window, grouped): (i64, i64, bool),
     found: &[Hit],
-    run: impl Fn(
-        &str,
-        i64,
-        i64,
-        Option<i64>,
-    ) -> std::result::Result<Vec<Vec<Value>>, crate::db::SqlError>,
+    run: impl Fn(&str, i64, i64, Option<i64>) -> Result<Vec<Vec<Value>>>,
 ) -> Result<Vec<Vec<Value>>> {
     let mut all: Vec<usize> = (0..query.terms.len())
         .filter(|&term| !query.frames_question(term))
@@ -521,7 +555,7 @@ enum Window {
 fn newest(
     db: &dyn Connection,
     limit: i64,
-    run: impl Fn(i64) -> std::result::Result<Vec<Vec<Value>>, crate::db::SqlError>,
+    run: impl Fn(i64) -> Result<Vec<Vec<Value>>>,
 ) -> Result<Vec<Vec<Value>>> {
     for window in std::iter::once(limit + 1).chain(RECENT_WINDOWS) {
         let rows = run(window)?;

@@ -42,6 +42,16 @@ BEGIN;
 UPDATE sessions SET spawned_by = NULL WHERE session_key = 'late';
 ROLLBACK;
 SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root"}'), '$.results') r;
+.print -- the scope word selects a tree without walking it, and every row returned is checked
+.print -- against sessions: with the move trigger dropped, late and early keep root's word
+.print -- in the index but are no longer in its tree, and are not returned
+BEGIN;
+DROP TRIGGER session_search_session_move;
+UPDATE sessions SET spawned_by = NULL WHERE session_key = 'late';
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root"}'), '$.results') r;
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root","order":"recent"}'), '$.results') r;
+ROLLBACK;
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root"}'), '$.results') r;
 .print -- rankWindow: only the newest matches of a phrase are ranked (one word is ranked exactly); it must be positive
 SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('"kiwi in"', '{"caller":"root","visibility":"all","rankWindow":2}'), '$.results') r;
 SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root","visibility":"all","rankWindow":2}'), '$.results') r;
