@@ -23,6 +23,9 @@
 //!   reading and parsing the same bytes, and a 1 GB home directory imported
 //!   with its peak memory ([`import`]).
 //!
+//! `--full` adds the 3 M-message point to the search part's growth table
+//! (about 40 minutes more).
+//!
 //! Every figure is compared with anchors measured in the same run.
 //! `SESSION_SEARCH_BENCH_SCALE` (default 1.0) scales every size, for quick
 //! runs. Nothing here asserts on timings: it prints figures and the targets
@@ -49,6 +52,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
+
+/// The flag that adds the search part's largest point.
+const FULL_FLAG: &str = "--full";
 
 /// The environment variable that scales the sizes.
 const SCALE_VAR: &str = "SESSION_SEARCH_BENCH_SCALE";
@@ -98,11 +104,11 @@ impl Part {
     }
 
     /// Runs the part in the directory `work`; returns its targets.
-    fn run(self, scale: f64, work: &Path) -> Result<Vec<Target>, Box<dyn Error>> {
+    fn run(self, scale: f64, full: bool, work: &Path) -> Result<Vec<Target>, Box<dyn Error>> {
         match self {
             Part::Tokenizer => tokenizers::run(scale, work),
             Part::Store => store::run(scale, work),
-            Part::Search => sessions_search::run(scale, work),
+            Part::Search => sessions_search::run(scale, full, work),
             Part::Questions => questions::run(scale, work),
             Part::Redaction => redaction::run(scale, work),
             Part::Sync => sync::run(scale, work),
@@ -122,7 +128,11 @@ fn main() -> ExitCode {
         Some((flag, rest)) if flag == sessions_search::CHILD_FLAG => {
             sessions_search::child_main(rest)
         }
-        _ => parts(&args).and_then(|parts| run(&parts)),
+        _ => {
+            let full = args.iter().any(|arg| arg == FULL_FLAG);
+            let named: Vec<String> = args.into_iter().filter(|arg| arg != FULL_FLAG).collect();
+            parts(&named).and_then(|parts| run(&parts, full))
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -139,7 +149,7 @@ fn parts(args: &[String]) -> Result<Vec<Part>, Box<dyn Error>> {
         if !Part::ALL.iter().any(|part| part.name() == arg) {
             let names: Vec<&str> = Part::ALL.iter().map(|part| part.name()).collect();
             return Err(format!(
-                "unknown part {arg:?}; usage: session-search-bench [{}]...",
+                "unknown part {arg:?}; usage: session-search-bench [{FULL_FLAG}] [{}]...",
                 names.join(" | ")
             )
             .into());
@@ -151,15 +161,16 @@ fn parts(args: &[String]) -> Result<Vec<Part>, Box<dyn Error>> {
         .collect())
 }
 
-/// Runs `parts` and prints every table, then all their targets.
-fn run(parts: &[Part]) -> Result<(), Box<dyn Error>> {
+/// Runs `parts` (the search part with its largest point when `full`) and
+/// prints every table, then all their targets.
+fn run(parts: &[Part], full: bool) -> Result<(), Box<dyn Error>> {
     let started = Instant::now();
     let scale = scale()?;
     report::header(scale, parts);
     let work = WorkDir::create()?;
     let mut targets = Vec::new();
     for part in parts {
-        targets.extend(part.run(scale, work.path())?);
+        targets.extend(part.run(scale, full, work.path())?);
     }
     report::targets(&targets);
     report::elapsed(started.elapsed());

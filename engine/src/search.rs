@@ -569,7 +569,7 @@ fn newest(
             Window::Unknown => break,
         }
     }
-    Ok(run(-1)?)
+    run(-1)
 }
 
 /// Whether the window of `rows` holds the newest by time.

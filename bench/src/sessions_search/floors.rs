@@ -42,6 +42,20 @@ const OVERLAP_TARGET: f64 = 0.95;
 const P50_LIMIT_MS: f64 = 10.0;
 const P99_LIMIT_MS: f64 = 50.0;
 const FLOOR_RATIO: f64 = 3.0;
+/// The largest growth exponent of p50 between the smallest and the largest
+/// point, at `tree` and `agent`.
+const GROWTH_LIMIT: f64 = 0.3;
+/// The visibilities the growth target holds for.
+const GROWTH_VISIBILITIES: [&str; 2] = ["tree", "agent"];
+
+/// Every set at every visibility and order on a database of one size.
+#[derive(Debug, Clone)]
+pub struct Point {
+    /// Messages in the database.
+    pub messages: usize,
+    /// Its figures.
+    pub floors: Vec<Floor>,
+}
 
 /// One set at one visibility and order.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -184,9 +198,10 @@ fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len().max(1) as f64
 }
 
-/// Prints the table of every set, visibility and order.
-pub fn print(floors: &[Floor]) {
-    println!("\n== every visibility and order against the FTS5 floor ==");
+/// Prints the table of every set, visibility and order on a database of
+/// `messages` messages.
+pub fn print(messages: usize, floors: &[Floor]) {
+    println!("\n== every visibility and order against the FTS5 floor, {messages} messages ==");
     println!(
         "\
 Each query of every set, at each visibility and order, after a warm-up call: sessions_search
@@ -228,15 +243,17 @@ it) that sessions_search returned, mean over the queries with a match.",
     }
 }
 
-/// Latency, floor and overlap targets per visibility and order, every set
-/// pooled; overlap for the one-word set (common words).
-pub fn targets(floors: &[Floor]) -> Vec<Target> {
+/// Latency, floor and overlap targets per visibility and order at `point`,
+/// every set pooled; overlap for the one-word set (common words).
+pub fn targets(point: &Point) -> Vec<Target> {
+    let floors = &point.floors;
+    let messages = point.messages;
     let mut targets = Vec::new();
     for visibility in VISIBILITIES {
         for order in ORDERS {
             let ms = pooled(pick(floors, None, visibility, order), |f| &f.ms);
             let floor = pooled(pick(floors, None, visibility, order), |f| &f.floor_ms);
-            let what = format!("{visibility}, {order}, every set");
+            let what = format!("{visibility}, {order}, every set, {messages} msgs");
             targets.push(Target::new(
                 format!("sessions_search p50, {what}"),
                 median(&ms),
@@ -261,11 +278,90 @@ pub fn targets(floors: &[Floor]) -> Vec<Target> {
             |f| &f.overlap,
         );
         targets.push(Target::at_least(
-            format!("top-10 overlap with exhaustive BM25, 1 word, {visibility}"),
+            format!("top-10 overlap with exhaustive BM25, 1 word, {visibility}, {messages} msgs"),
             mean(&overlap),
             OVERLAP_TARGET,
             "",
         ));
+    }
+    targets
+}
+
+/// The p50 of `kind` at `visibility` and `order` at `point`.
+fn p50(point: &Point, kind: SetKind, visibility: &str, order: &str) -> f64 {
+    median(&pooled(
+        pick(&point.floors, Some(kind), visibility, order),
+        |f| &f.ms,
+    ))
+}
+
+/// How p50 grows from the first to the last of `points` (sorted by size):
+/// the exponent `e` of `p50 ~ messages^e`; `None` with fewer than two.
+fn growth(points: &[Point], kind: SetKind, visibility: &str, order: &str) -> Option<f64> {
+    let (first, last) = (points.first()?, points.last()?);
+    if last.messages <= first.messages {
+        return None;
+    }
+    let ratio = p50(last, kind, visibility, order) / p50(first, kind, visibility, order).max(1e-9);
+    Some(ratio.ln() / (last.messages as f64 / first.messages as f64).ln())
+}
+
+/// Prints p50 per set, visibility and order at every point, and its growth
+/// exponent.
+pub fn print_growth(points: &[Point]) {
+    println!("\n== growth: sessions_search p50 (ms) by database size ==");
+    println!(
+        "exponent e of p50 ~ messages^e from the smallest to the largest database (1.0: linear)"
+    );
+    print!("{:<12}{:<7}{:<11}", "set", "vis", "order");
+    for point in points {
+        print!("{:>11}", format!("{}k", point.messages / 1000));
+    }
+    println!("{:>10}", "exponent");
+    for kind in SetKind::ALL {
+        for visibility in VISIBILITIES {
+            for order in ORDERS {
+                print!("{:<12}{:<7}{:<11}", kind.label(), visibility, order);
+                for point in points {
+                    print!("{:>11.3}", p50(point, kind, visibility, order));
+                }
+                let exponent = growth(points, kind, visibility, order);
+                println!(
+                    "{:>10}",
+                    exponent.map_or("-".to_owned(), |e| format!("{e:.2}"))
+                );
+            }
+        }
+    }
+}
+
+/// The growth target of every set at `tree` and `agent`, the worse of the
+/// two orders.
+pub fn growth_targets(points: &[Point]) -> Vec<Target> {
+    let (Some(first), Some(last)) = (points.first(), points.last()) else {
+        return Vec::new();
+    };
+    let mut targets = Vec::new();
+    for kind in SetKind::ALL {
+        for visibility in GROWTH_VISIBILITIES {
+            let worst = ORDERS
+                .iter()
+                .filter_map(|order| growth(points, kind, visibility, order))
+                .fold(f64::NEG_INFINITY, f64::max);
+            if worst.is_finite() {
+                targets.push(Target::new(
+                    format!(
+                        "growth exponent of p50 {}k -> {}k msgs, {}, {visibility}",
+                        first.messages / 1000,
+                        last.messages / 1000,
+                        kind.label()
+                    ),
+                    worst,
+                    GROWTH_LIMIT,
+                    "",
+                ));
+            }
+        }
     }
     targets
 }

@@ -146,6 +146,19 @@ pub fn sessions_search(work: &Path) -> Result<SearchRun, Box<dyn Error>> {
     })
 }
 
+/// Samples the query sets and runs them against the FTS5 floor only
+/// (the child's side of a point of the growth table).
+///
+/// # Errors
+///
+/// Any SQLite or session-search error.
+pub fn floors(work: &Path) -> Result<Vec<super::floors::Floor>, Box<dyn Error>> {
+    let store = open(work)?;
+    let conn = store.connection();
+    let sets = queries::sample(conn)?;
+    super::floors::measure(conn, &sets)
+}
+
 /// One `sessions_search` call; returns its JSON.
 fn search(conn: &Connection, query: &str, options: &str) -> rusqlite::Result<String> {
     conn.prepare_cached(SESSIONS_SEARCH_SQL)?

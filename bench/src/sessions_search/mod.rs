@@ -48,13 +48,23 @@ fn db_path(work: &Path) -> PathBuf {
     work.join("search.db")
 }
 
+/// The smaller point of the growth table, as a share of the part's scale
+/// (100 k messages at scale 1).
+const SMALL_POINT: f64 = 0.1;
+
+/// The point `--full` adds, as a multiple of the part's scale (3 M messages
+/// at scale 1).
+const FULL_POINT: f64 = 3.0;
+
 /// Runs the part in the directory `work`, prints its tables and returns its
-/// targets.
+/// targets. Every table is of the part's scale; the growth table and the
+/// floor targets also measure [`SMALL_POINT`] and, when `full`,
+/// [`FULL_POINT`], each in a database of its own.
 ///
 /// # Errors
 ///
 /// When a job fails.
-pub fn run(scale: f64, work: &Path) -> Result<Vec<Target>, Box<dyn Error>> {
+pub fn run(scale: f64, full: bool, work: &Path) -> Result<Vec<Target>, Box<dyn Error>> {
     report::header(scale);
     let result = (|| {
         let build = in_child(scale, work, "build")?;
@@ -62,9 +72,30 @@ pub fn run(scale: f64, work: &Path) -> Result<Vec<Target>, Box<dyn Error>> {
         let search = in_child(scale, work, "search")?;
         let anchors = in_child(scale, work, "anchors")?;
         report::latency(&search, &anchors);
-        floors::print(&search.floors);
+        floors::print(build.messages, &search.floors);
         let mut targets = report::targets(&search, &anchors);
-        targets.extend(floors::targets(&search.floors));
+        let mut points = vec![floors::Point {
+            messages: build.messages,
+            floors: search.floors,
+        }];
+        let others = std::iter::once(SMALL_POINT).chain(full.then_some(FULL_POINT));
+        for point in others {
+            databases::remove(&db_path(work))?;
+            let build: build::Build = in_child(scale * point, work, "build")?;
+            report::build(&build);
+            let floors: Vec<floors::Floor> = in_child(scale * point, work, "floors")?;
+            floors::print(build.messages, &floors);
+            points.push(floors::Point {
+                messages: build.messages,
+                floors,
+            });
+        }
+        points.sort_by_key(|point| point.messages);
+        floors::print_growth(&points);
+        if let Some(largest) = points.last() {
+            targets.extend(floors::targets(largest));
+        }
+        targets.extend(floors::growth_targets(&points));
         Ok(targets)
     })();
     databases::remove(&db_path(work))?;
@@ -84,14 +115,14 @@ fn in_child<T: DeserializeOwned>(scale: f64, work: &Path, job: &str) -> Result<T
 }
 
 /// The child's side: `args` are the scale, the work directory and the job
-/// (`build`, `search` or `anchors`); prints the job's figures as one JSON
-/// line.
+/// (`build`, `search`, `anchors` or `floors`); prints the job's figures as
+/// one JSON line.
 ///
 /// # Errors
 ///
 /// Wrong arguments, or any error of the job.
 pub fn child_main(args: &[String]) -> Result<(), Box<dyn Error>> {
-    let usage = || format!("usage: {CHILD_FLAG} SCALE DIR (build | search | anchors)");
+    let usage = || format!("usage: {CHILD_FLAG} SCALE DIR (build | search | anchors | floors)");
     let [scale, work, job] = args else {
         return Err(usage().into());
     };
@@ -101,6 +132,7 @@ pub fn child_main(args: &[String]) -> Result<(), Box<dyn Error>> {
         "build" => serde_json::to_string(&build::run(scale, work)?)?,
         "search" => serde_json::to_string(&latency::sessions_search(work)?)?,
         "anchors" => serde_json::to_string(&latency::anchors(work)?)?,
+        "floors" => serde_json::to_string(&latency::floors(work)?)?,
         _ => return Err(usage().into()),
     };
     println!("{report}");

@@ -11,7 +11,7 @@
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use session_search::tokenizer::{is_spaceless, Tokenizer};
-use session_search_engine::query::INDEX_OPTIONS;
+use session_search_engine::query::{Query as EngineQuery, INDEX_OPTIONS};
 
 /// Queries per set.
 pub const QUERIES_PER_SET: usize = 100;
@@ -22,35 +22,55 @@ pub const MIN_WORD_CHARS: usize = 3;
 /// Seed of the sampler.
 const SEED: u64 = 0x5E55_0302;
 
+/// Most matches in the whole index of a word of the rare set.
+pub const RARE_MATCHES: u64 = 100;
+
 /// A kind of query set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SetKind {
-    /// One word.
+    /// One word (drawn as it occurs, so mostly common ones).
     Word,
+    /// One word found in at most [`RARE_MATCHES`] messages.
+    Rare,
     /// Two words of the same message.
     TwoWords,
     /// Two or three consecutive words of a message, as a quoted phrase.
     Phrase,
+    /// The first 3 or 4 characters of a word of at least 5, as a prefix
+    /// (`dep*`).
+    Prefix,
+    /// One character of a CJK run.
+    Cjk1,
     /// Two consecutive characters of a CJK run.
     Cjk,
+    /// A drawn word with letters added that no message holds.
+    NoMatch,
 }
 
 impl SetKind {
     /// Every set, in the order they are run.
-    pub const ALL: [SetKind; 4] = [
+    pub const ALL: [SetKind; 8] = [
         SetKind::Word,
+        SetKind::Rare,
         SetKind::TwoWords,
         SetKind::Phrase,
+        SetKind::Prefix,
+        SetKind::Cjk1,
         SetKind::Cjk,
+        SetKind::NoMatch,
     ];
 
     /// Its name, as printed.
     pub fn label(self) -> &'static str {
         match self {
             SetKind::Word => "1 word",
+            SetKind::Rare => "rare word",
             SetKind::TwoWords => "2 words",
             SetKind::Phrase => "phrase",
+            SetKind::Prefix => "prefix",
+            SetKind::Cjk1 => "1 CJK char",
             SetKind::Cjk => "2 CJK chars",
+            SetKind::NoMatch => "no match",
         }
     }
 }
@@ -67,7 +87,29 @@ pub struct Query {
     pub fts: String,
 }
 
+/// Whether the engine's index holds `text` in at most `n` messages.
+fn matches_at_most(conn: &Connection, text: &str, n: u64) -> rusqlite::Result<bool> {
+    let Ok(query) = EngineQuery::parse(text) else {
+        return Ok(false);
+    };
+    let count: u64 = conn
+        .prepare_cached(
+            "SELECT count(*) FROM (SELECT 1 FROM session_search_fts WHERE session_search_fts MATCH ?1 LIMIT ?2)",
+        )?
+        .query_row((query.fts5_expression(None), n + 1), |row| row.get(0))?;
+    Ok(count <= n)
+}
+
 impl Query {
+    /// A query for the words that start with `stem`.
+    fn prefix(stem: &str) -> Query {
+        Query {
+            text: format!("{stem}*"),
+            like: vec![format!("%{stem}%")],
+            fts: format!("\"{stem}\"*"),
+        }
+    }
+
     /// A query for all of `terms`, each a word or (when `phrase`) words
     /// separated by single spaces.
     fn new(terms: &[&str], phrase: bool) -> Query {
@@ -167,7 +209,7 @@ impl<'c> Sampler<'c> {
     /// One query of `kind` from a drawn message, or `None` when that
     /// message has none.
     fn query(&mut self, kind: SetKind) -> rusqlite::Result<Option<Query>> {
-        let text = self.message(kind == SetKind::Cjk)?;
+        let text = self.message(matches!(kind, SetKind::Cjk | SetKind::Cjk1))?;
         let tokens = self.tokenizer.tokens(text.as_bytes());
         let ascii = |token: &str| token.bytes().all(|b| b.is_ascii_alphanumeric());
         let words: Vec<&str> = tokens
@@ -178,6 +220,26 @@ impl<'c> Sampler<'c> {
         Ok(match kind {
             SetKind::Word if !words.is_empty() => {
                 Some(Query::new(&[words[self.rng.below(words.len())]], false))
+            }
+            SetKind::Rare if !words.is_empty() => {
+                let word = words[self.rng.below(words.len())];
+                matches_at_most(self.conn, word, RARE_MATCHES)?.then(|| Query::new(&[word], false))
+            }
+            SetKind::NoMatch if !words.is_empty() => {
+                let word = format!(
+                    "{}qz{}",
+                    words[self.rng.below(words.len())],
+                    self.rng.below(1000)
+                );
+                matches_at_most(self.conn, &word, 0)?.then(|| Query::new(&[&word], false))
+            }
+            SetKind::Prefix => {
+                let long: Vec<&str> = words.iter().copied().filter(|w| w.len() >= 5).collect();
+                if long.is_empty() {
+                    return Ok(None);
+                }
+                let word = long[self.rng.below(long.len())];
+                Some(Query::prefix(&word[..self.rng.between(3, 4)]))
             }
             SetKind::TwoWords if words.len() >= 2 => {
                 let first = words[self.rng.below(words.len())];
@@ -199,14 +261,15 @@ impl<'c> Sampler<'c> {
                     Query::new(&[&phrase.join(" ")], true)
                 })
             }
-            SetKind::Cjk => {
+            SetKind::Cjk | SetKind::Cjk1 => {
+                let n = if kind == SetKind::Cjk { 2 } else { 1 };
                 let mut at = self.rng.below(text.len());
                 while !text.is_char_boundary(at) {
                     at -= 1;
                 }
-                let pair: String = text[at..].chars().take(2).collect();
-                (pair.chars().count() == 2 && pair.chars().all(is_spaceless))
-                    .then(|| Query::new(&[&pair], false))
+                let run: String = text[at..].chars().take(n).collect();
+                (run.chars().count() == n && run.chars().all(is_spaceless))
+                    .then(|| Query::new(&[&run], false))
             }
             _ => None,
         })

@@ -39,9 +39,12 @@ visibilities. Then the anchor's index in the same file:
   {openclaw}
 Queries: {per_set} per set, drawn from the messages themselves (seeded): a user/assistant
 message with probability proportional to its length, then a token of it (the engine's
-tokenizer); words have >= {min_word} characters, a phrase is 2-3 consecutive words separated by
-single spaces, CJK is 2 consecutive characters of a CJK run. Every set and visibility is run
-once untimed (warm-up), then timed, per method:
+tokenizer); words have >= {min_word} characters. Sets: 1 word (as drawn, so mostly common words);
+a rare word (at most {rare} matches in the index); 2 words of one message; a phrase of 2-3
+consecutive words separated by single spaces; a prefix (the first 3-4 characters of a word of
+>= 5, `dep*`; LIKE '%dep%'); 1 and 2 consecutive characters of a CJK run; no match (a drawn word
+with `qz` and a number appended, in no message). Every set and visibility is run once untimed
+(warm-up), then timed, per method:
   session-search  `{ss}` on the wrapper's connection, options
                   {{\"caller\":…,\"visibility\":…}} (limit 10, snippets, redaction; the
                   default rankWindow: BM25 over the {window} newest visible matches)
@@ -79,6 +82,7 @@ Load average at the start of the part (other work on the machine skews timings):
         openclaw = build::OPENCLAW_SQL.replace('\n', "\n  "),
         per_set = queries::QUERIES_PER_SET,
         min_word = queries::MIN_WORD_CHARS,
+        rare = queries::RARE_MATCHES,
         ss = latency::SESSIONS_SEARCH_SQL,
         enumerate = latency::ENUMERATE_SQL,
         load = load_average(),
