@@ -125,6 +125,7 @@ fn main() -> ExitCode {
         }
         Some((flag, rest)) if flag == store::CHILD_FLAG => store::child_main(rest),
         Some((flag, rest)) if flag == import::CHILD_FLAG => import::child_main(rest),
+        Some((flag, rest)) if flag == redaction::CHILD_FLAG => redaction::child_main(rest),
         Some((flag, rest)) if flag == sessions_search::CHILD_FLAG => {
             sessions_search::child_main(rest)
         }

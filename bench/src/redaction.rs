@@ -9,16 +9,22 @@
 //! - the worst case of write-time redaction's predecessor: a query whose
 //!   only matches were inside secrets (`token=zzqqxx` repeated), against a
 //!   query for a word that is in no message, on the same database (both
-//!   return nothing).
+//!   return nothing);
+//! - the peak memory of a process that inserts one 50 MB message into a
+//!   database file and searches it, against the same message inserted into
+//!   a plain table and into a plain FTS5 table, each in a child process of
+//!   its own ([`CHILD_FLAG`]).
 //!
-//! Every figure is the median of interleaved repetitions.
+//! Every timed figure is the median of interleaved repetitions.
 
+use crate::child;
 use crate::corpus::{Kind, Lengths, Messages};
+use crate::memory;
 use crate::report::{Target, MB};
 use crate::stats::{median, sorted};
 use rusqlite::Connection;
 use session_search::tokenizer::{Options, Tokenizer};
-use session_search::{NewMessage, NewSession, Role, SearchRequest, Store};
+use session_search::{NewMessage, NewSession, Role, SearchRequest, Store, StoreOptions};
 use session_search_engine::redact::Redactor;
 use std::error::Error;
 use std::path::Path;
@@ -29,6 +35,17 @@ const REPEAT: usize = 5;
 
 /// The session every message goes to.
 const SESSION: &str = "agent:main:bench";
+
+/// The hidden first argument that makes this executable run one memory
+/// job: `--memory-job JOB BYTES DIR`.
+pub const CHILD_FLAG: &str = "--memory-job";
+
+/// Bytes of the message of the memory jobs at scale 1.
+const BIG_MESSAGE_BYTES: f64 = 50e6;
+
+/// What the memory jobs insert the message into: a plain table, a plain
+/// FTS5 table (`unicode61`), and session-search (appended, then searched).
+const MEMORY_JOBS: [&str; 3] = ["table", "fts5", "session-search"];
 
 /// Seconds `f` takes.
 fn seconds<T>(f: impl FnOnce() -> T) -> (T, f64) {
@@ -88,12 +105,79 @@ fn store_with(content: &str) -> Result<Store, Box<dyn Error>> {
     Ok(store)
 }
 
+/// A memory job's side: builds English-corpus text of `BYTES` bytes as one
+/// message, inserts it into a new database file in `DIR` as `JOB` says
+/// ([`MEMORY_JOBS`]), searches it, and prints its size and the process'
+/// peak RSS in KiB, as JSON.
+///
+/// # Errors
+///
+/// Wrong arguments, or any SQLite or session-search error.
+pub fn child_main(args: &[String]) -> Result<(), Box<dyn Error>> {
+    let usage = || {
+        format!(
+            "usage: {CHILD_FLAG} ({}) BYTES DIR",
+            MEMORY_JOBS.join(" | ")
+        )
+    };
+    let [job, bytes, work] = args else {
+        return Err(usage().into());
+    };
+    let text = text(bytes.parse()?);
+    let path = Path::new(work).join(format!("memory-{job}.db"));
+    crate::store::databases::remove(&path)?;
+    let word = "the";
+    match job.as_str() {
+        "table" | "fts5" => {
+            let conn = Connection::open(&path)?;
+            let table = if job == "fts5" {
+                "CREATE VIRTUAL TABLE t USING fts5(body)"
+            } else {
+                "CREATE TABLE t(body)"
+            };
+            conn.execute_batch(table)?;
+            conn.execute("INSERT INTO t(body) VALUES (?1)", [&text])?;
+            if job == "fts5" {
+                conn.query_row("SELECT rowid FROM t WHERE t MATCH ?1", [word], |_| Ok(()))?;
+            }
+        }
+        "session-search" => {
+            let store = Store::open_with(
+                &path,
+                &StoreOptions {
+                    background_reconcile: false,
+                },
+            )?;
+            store.create_session(&NewSession {
+                session_key: SESSION.into(),
+                agent_id: "main".into(),
+                ..NewSession::default()
+            })?;
+            store.append(&NewMessage {
+                session_key: SESSION.into(),
+                role: Role::User,
+                content: text,
+                created_at: 1,
+                ..NewMessage::default()
+            })?;
+            let found = store.search(&SearchRequest::new(word, SESSION))?;
+            if found.results.is_empty() {
+                return Err(format!("{word:?} was not found in the message").into());
+            }
+        }
+        _ => return Err(usage().into()),
+    }
+    crate::store::databases::remove(&path)?;
+    println!("{}", memory::peak_rss_kib()?);
+    Ok(())
+}
+
 /// Runs the part; prints its table and returns its targets.
 ///
 /// # Errors
 ///
 /// Any SQLite error.
-pub fn run(scale: f64, _work: &Path) -> Result<Vec<Target>, Box<dyn Error>> {
+pub fn run(scale: f64, work: &Path) -> Result<Vec<Target>, Box<dyn Error>> {
     println!("\n== redaction: secrets kept out of the index ==");
     let bytes = ((10e6 * scale) as usize).max(100_000);
     let text = text(bytes);
@@ -150,6 +234,7 @@ pub fn run(scale: f64, _work: &Path) -> Result<Vec<Target>, Box<dyn Error>> {
             " s",
         ),
     ];
+    targets.push(peak_memory(scale, work)?);
     for repeats in [4_000, 16_000] {
         let store = store_with(&"token=zzqqxx ".repeat(repeats))?;
         let time = |query: &'static str| {
@@ -173,4 +258,27 @@ pub fn run(scale: f64, _work: &Path) -> Result<Vec<Target>, Box<dyn Error>> {
         ));
     }
     Ok(targets)
+}
+
+/// Runs every memory job, prints their peaks and returns the target.
+fn peak_memory(scale: f64, work: &Path) -> Result<Target, Box<dyn Error>> {
+    let bytes = ((BIG_MESSAGE_BYTES * scale) as usize).max(1_000_000);
+    let mb = bytes as f64 / MB;
+    let mut peaks = Vec::new();
+    for job in MEMORY_JOBS {
+        let args = [CHILD_FLAG, job, &bytes.to_string(), &work.to_string_lossy()];
+        let kib: f64 = child::report(&args)?.trim().parse()?;
+        peaks.push(kib * 1024.0 / MB);
+    }
+    println!(
+        "one {mb:.0} MB message built, inserted into a database file and searched, peak RSS (VmHWM) \
+         of the process: plain table {:.0} MB, plain FTS5 {:.0} MB, session-search {:.0} MB",
+        peaks[0], peaks[1], peaks[2]
+    );
+    Ok(Target::new(
+        format!("peak RSS, one {mb:.0} MB message inserted and searched (2x + 32 MB)"),
+        peaks[2],
+        2.0 * mb + 32.0,
+        " MB",
+    ))
 }

@@ -2,6 +2,7 @@
 //! common agent formats (SPEC §3).
 
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// Block types whose `text` is what the user or the assistant wrote.
 const TEXT_BLOCK_TYPES: [&str; 3] = ["text", "input_text", "output_text"];
@@ -13,7 +14,7 @@ const TEXT_BLOCK_TYPES: [&str; 3] = ["text", "input_text", "output_text"];
 ///
 /// Invalid UTF-8 is replaced by U+FFFD, so the result is a pure function of
 /// the bytes and the same text is produced when an entry is later removed.
-pub fn searchable_text(content: &[u8]) -> Option<String> {
+pub fn searchable_text(content: &[u8]) -> Option<Cow<'_, str>> {
     let text = String::from_utf8_lossy(content);
     let text = match blocks(&text) {
         Some(blocks) => {
@@ -26,9 +27,9 @@ pub fn searchable_text(content: &[u8]) -> Option<String> {
                 })
                 .filter_map(|block| block["text"].as_str())
                 .collect();
-            parts.join("\n")
+            Cow::Owned(parts.join("\n"))
         }
-        None => text.into_owned(),
+        None => text,
     };
     (!text.is_empty()).then_some(text)
 }
@@ -89,7 +90,7 @@ mod tests {
     use super::searchable_text;
 
     fn text(content: &str) -> Option<String> {
-        searchable_text(content.as_bytes())
+        searchable_text(content.as_bytes()).map(std::borrow::Cow::into_owned)
     }
 
     #[test]

@@ -440,10 +440,16 @@ impl Query {
         let mut recent: VecDeque<(String, usize, usize)> = VecDeque::with_capacity(longest);
         let mut count = 0;
         let _ = Tokenizer::new(INDEX_OPTIONS).tokenize(text.as_bytes(), &mut |token| {
-            if recent.len() == longest {
-                recent.pop_front();
-            }
-            recent.push_back((token.text.to_owned(), token.start, token.end));
+            // The oldest entry's buffer is reused: no allocation per token.
+            let mut entry = if recent.len() == longest {
+                recent.pop_front().unwrap_or_default()
+            } else {
+                Default::default()
+            };
+            entry.0.clear();
+            entry.0.push_str(token.text);
+            (entry.1, entry.2) = (token.start, token.end);
+            recent.push_back(entry);
             count += 1;
             for term in &self.terms {
                 let n = term.tokens.len();

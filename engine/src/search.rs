@@ -593,7 +593,8 @@ fn check_window(db: &dyn Connection, rows: &[Vec<Value>]) -> Result<Window> {
 /// A hit from a row of `search.sql`, with an excerpt of its searchable
 /// text redacted by `redactor` (the stored patterns and the request's).
 fn hit(row: &[Value], query: &Query, redactor: &Redactor, snippet_chars: i64) -> Option<Hit> {
-    let text = content::searchable_text(&row[6].as_bytes()?)?;
+    let content = row[6].as_bytes()?;
+    let text = content::searchable_text(&content)?;
     let snippet = excerpt(
         &text,
         &|text| query.first_match(text),

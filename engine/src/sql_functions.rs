@@ -174,10 +174,10 @@ fn options<T: serde::de::DeserializeOwned>(value: &Value, function: &str) -> Res
 /// the scope column's marker gets a space before it, so that the tokenizer
 /// never takes a message for a scope ([`scope::SCOPE_MARKER`]).
 fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
-    let Some(text) = args[0]
-        .as_bytes()
-        .and_then(|content| content::searchable_text(&content))
-    else {
+    let Some(content) = args[0].as_bytes() else {
+        return Ok(Value::Null);
+    };
+    let Some(text) = content::searchable_text(&content) else {
         return Ok(Value::Null);
     };
     let redacted = match args.get(1) {
@@ -195,7 +195,7 @@ fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
     if redacted.starts_with(scope::SCOPE_MARKER) {
         return Ok(Value::Text(format!(" {redacted}")));
     }
-    Ok(Value::Text(redacted))
+    Ok(Value::Text(redacted.into_owned()))
 }
 
 fn sessions_set_redaction(db: &dyn Connection, args: &[Value]) -> Result<Value, String> {

@@ -22,8 +22,9 @@
 pub mod patterns;
 
 use patterns::{Check, Shape, DEFAULT_SHAPES, REDACTION_VERSION};
-use regex::Regex;
+use regex::{Regex, RegexSet};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -249,6 +250,20 @@ fn defaults() -> &'static [Compiled] {
     })
 }
 
+/// Texts at most this long ask [`default_set`] which default patterns to
+/// scan with: one pass of the set instead of one per pattern, which costs
+/// more than the scans it saves only on long texts.
+const SET_FILTER_BYTES: usize = 4096;
+
+/// The default patterns as one set, compiled once; `None` if the set does
+/// not compile within the `regex` crate's limits (every pattern is then
+/// scanned).
+fn default_set() -> Option<&'static RegexSet> {
+    static SET: OnceLock<Option<RegexSet>> = OnceLock::new();
+    SET.get_or_init(|| RegexSet::new(DEFAULT_SHAPES.iter().map(|shape| shape.pattern)).ok())
+        .as_ref()
+}
+
 /// A set of secret patterns: the defaults plus a host's.
 #[derive(Debug, Clone)]
 pub struct Redactor {
@@ -290,10 +305,6 @@ impl Redactor {
         Ok(redactor)
     }
 
-    fn patterns(&self) -> impl Iterator<Item = &Compiled> {
-        defaults().iter().chain(&self.extra)
-    }
-
     /// The byte ranges of `text` that are secret, sorted and merged.
     pub fn secret_spans(&self, text: &str) -> Vec<Range<usize>> {
         let plain = View::plain(text);
@@ -322,18 +333,33 @@ impl Redactor {
         merge(spans)
     }
 
-    /// The secrets every pattern finds in `view`, in its offsets.
+    /// The secrets every pattern finds in `view`, in its offsets. A short
+    /// text asks [`default_set`] first which default patterns match in it
+    /// at all, and is scanned with those only.
     fn scan(&self, view: &View<'_>) -> Vec<Range<usize>> {
         let mut spans = Vec::new();
-        for pattern in self.patterns() {
+        match default_set().filter(|_| view.text.len() <= SET_FILTER_BYTES) {
+            Some(set) => {
+                for i in set.matches(&view.text).iter() {
+                    defaults()[i].scan(view, &mut spans);
+                }
+            }
+            None => defaults().iter().for_each(|p| p.scan(view, &mut spans)),
+        }
+        for pattern in &self.extra {
             pattern.scan(view, &mut spans);
         }
         spans
     }
 
-    /// `text` with every secret replaced by [`REDACTED`].
-    pub fn redact(&self, text: &str) -> String {
-        replace_spans(text, &self.secret_spans(text))
+    /// `text` with every secret replaced by [`REDACTED`]; `text` itself
+    /// when it holds none.
+    pub fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        let spans = self.secret_spans(text);
+        if spans.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        Cow::Owned(replace_spans(text, &spans))
     }
 }
 

@@ -1,7 +1,10 @@
 use super::*;
 
 fn redact(text: &str) -> String {
-    Redactor::new::<&str>(&[]).unwrap().redact(text)
+    Redactor::new::<&str>(&[])
+        .unwrap()
+        .redact(text)
+        .into_owned()
 }
 
 #[test]

@@ -18,6 +18,7 @@ use crate::{NewMessage, NewSession, Result, Role, Store};
 use rusqlite::OptionalExtension;
 use serde_json::Value;
 use session_search_engine::content::searchable_text;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 /// How far up from the previous message a fork is looked for when deciding
@@ -289,7 +290,9 @@ impl<'a> Writer<'a> {
                     .prepare_cached("SELECT content FROM messages WHERE id = ?1")?
                     .query_row([id], |row| row.get(0))
                     .optional()?;
-                let text = |json: &str| searchable_text(json.as_bytes()).unwrap_or_default();
+                let text = |json: &str| {
+                    searchable_text(json.as_bytes()).map_or_else(String::new, Cow::into_owned)
+                };
                 stored.is_some_and(|stored| text(content).starts_with(&text(&stored)))
             }
         })
