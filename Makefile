@@ -177,8 +177,11 @@ test-npm-package: $(NPM_TGZ) tests/node/node_modules/.package-lock.json
 include bindings/python/python.mk
 
 # The part `sync` runs the CLI binary, so it is built first.
+# `make bench BENCH_ARGS=--full` adds the 3 M-message point of the search
+# part; BENCH_ARGS may also name parts (`BENCH_ARGS="--full search"`).
+BENCH_ARGS ?=
 bench: build $(CLI)
-	$(CARGO) run --release -p session-search-bench
+	$(CARGO) run --release -p session-search-bench -- $(BENCH_ARGS)
 
 clean:
 	$(CARGO) clean

@@ -13,7 +13,7 @@ use crate::scope::{self, Visibility};
 use crate::store;
 use crate::tiers;
 use serde::{Deserialize, Serialize};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 
 const SEARCH_SQL: &str = concat!(
@@ -292,12 +292,15 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
     };
     // When the scope word selects the tree, the rows' sessions are checked
     // instead of the tree walked; a row outside it (the scopes disagreeing
-    // with `sessions`, which the triggers rule out) runs the walk after all.
+    // with `sessions`, which the triggers rule out) runs the walk after all,
+    // for the rest of the search too.
+    let scope_decides = Cell::new(scope.as_ref().is_some_and(|scope| scope.decides_tree));
     let in_tree = RefCell::new(HashSet::new());
     let run = |expression: &str, order: Order, limit: i64, window: i64, ranked: Option<i64>| {
-        let decides = scope.as_ref().is_some_and(|scope| scope.decides_tree);
+        let decides = scope_decides.get();
         let rows = statement(expression, order, limit, window, ranked, decides)?;
         if decides && !all_in_tree(db, &caller, &rows, &mut in_tree.borrow_mut())? {
+            scope_decides.set(false);
             return Ok(statement(expression, order, limit, window, ranked, false)?);
         }
         Ok(rows)

@@ -22,7 +22,7 @@
 pub mod patterns;
 
 use patterns::{Check, Shape, DEFAULT_SHAPES, REDACTION_VERSION};
-use regex::{Regex, RegexSet};
+use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::ops::Range;
@@ -250,20 +250,6 @@ fn defaults() -> &'static [Compiled] {
     })
 }
 
-/// Texts at most this long ask [`default_set`] which default patterns to
-/// scan with: one pass of the set instead of one per pattern, which costs
-/// more than the scans it saves only on long texts.
-const SET_FILTER_BYTES: usize = 4096;
-
-/// The default patterns as one set, compiled once; `None` if the set does
-/// not compile within the `regex` crate's limits (every pattern is then
-/// scanned).
-fn default_set() -> Option<&'static RegexSet> {
-    static SET: OnceLock<Option<RegexSet>> = OnceLock::new();
-    SET.get_or_init(|| RegexSet::new(DEFAULT_SHAPES.iter().map(|shape| shape.pattern)).ok())
-        .as_ref()
-}
-
 /// A set of secret patterns: the defaults plus a host's.
 #[derive(Debug, Clone)]
 pub struct Redactor {
@@ -333,20 +319,10 @@ impl Redactor {
         merge(spans)
     }
 
-    /// The secrets every pattern finds in `view`, in its offsets. A short
-    /// text asks [`default_set`] first which default patterns match in it
-    /// at all, and is scanned with those only.
+    /// The secrets every pattern finds in `view`, in its offsets.
     fn scan(&self, view: &View<'_>) -> Vec<Range<usize>> {
         let mut spans = Vec::new();
-        match default_set().filter(|_| view.text.len() <= SET_FILTER_BYTES) {
-            Some(set) => {
-                for i in set.matches(&view.text).iter() {
-                    defaults()[i].scan(view, &mut spans);
-                }
-            }
-            None => defaults().iter().for_each(|p| p.scan(view, &mut spans)),
-        }
-        for pattern in &self.extra {
+        for pattern in defaults().iter().chain(&self.extra) {
             pattern.scan(view, &mut spans);
         }
         spans
