@@ -37,6 +37,22 @@ CREATE INDEX IF NOT EXISTS session_search_nodes_by_parent ON session_search_node
 CREATE INDEX IF NOT EXISTS session_search_nodes_to_index
   ON session_search_nodes(indexed_gen, id DESC) WHERE on_branch = 1 AND indexable = 1;
 
+-- For `order: recent` (sql/recent_complete.sql): per block of 256 message
+-- ids (id >> 8), the newest created_at ever written into it. A deleted
+-- message leaves its time behind, which can only make a search read more
+-- matches, never miss one. Filled here for messages written before the
+-- table existed; the triggers keep it up to date.
+CREATE TABLE IF NOT EXISTS session_search_time_blocks(
+  block  INTEGER PRIMARY KEY,
+  newest NOT NULL
+);
+
+CREATE INDEX IF NOT EXISTS session_search_time_blocks_by_newest
+  ON session_search_time_blocks(newest, block);
+
+INSERT OR IGNORE INTO session_search_time_blocks(block, newest)
+SELECT id >> 8, max(created_at) FROM messages GROUP BY id >> 8;
+
 -- Scratch space of session_search_leaf_move: the nodes joining (joins = 1)
 -- or leaving (joins = 0) the active branch. Always empty between statements.
 CREATE TABLE IF NOT EXISTS session_search_moves(

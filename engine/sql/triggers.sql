@@ -61,6 +61,15 @@ AFTER INSERT ON messages BEGIN
   WHERE NEW.parent_id IS NULL AND id = NEW.id
     AND (SELECT parent FROM session_search_nodes WHERE id = NEW.id) IS NOT NULL;
   UPDATE sessions SET leaf_id = NEW.id WHERE session_key = NEW.session_key;
+  INSERT INTO session_search_time_blocks(block, newest) VALUES (NEW.id >> 8, NEW.created_at)
+  ON CONFLICT(block) DO UPDATE SET newest = excluded.newest WHERE excluded.newest > newest;
+END;
+
+-- A message written with a later time moves its block's newest time.
+CREATE TRIGGER IF NOT EXISTS session_search_message_time
+AFTER UPDATE OF created_at ON messages BEGIN
+  INSERT INTO session_search_time_blocks(block, newest) VALUES (NEW.id >> 8, NEW.created_at)
+  ON CONFLICT(block) DO UPDATE SET newest = excluded.newest WHERE excluded.newest > newest;
 END;
 
 CREATE TRIGGER IF NOT EXISTS session_search_leaf_check

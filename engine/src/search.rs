@@ -528,8 +528,9 @@ fn partial_rows(
     Ok(rows)
 }
 
-/// Messages `recent_complete.sql` looks at before it gives up.
-const RECENT_CHECK_ROWS: i64 = 32_768;
+/// Blocks of 256 message ids `recent_complete.sql` looks at before it
+/// gives up (8 388 608 messages).
+const RECENT_CHECK_BLOCKS: i64 = 32_768;
 
 /// The windows `order: recent` reads in turn, after the first of
 /// `limit + 1` matches: each is read only when the one before could not
@@ -584,7 +585,7 @@ fn check_window(db: &dyn Connection, rows: &[Vec<Value>]) -> Result<Window> {
     };
     let answer = db.query_value(
         RECENT_COMPLETE_SQL,
-        &[time.into(), id.into(), RECENT_CHECK_ROWS.into()],
+        &[time.into(), id.into(), RECENT_CHECK_BLOCKS.into()],
     )?;
     Ok(match answer.as_i64() {
         Some(0) => Window::HoldsTheNewest,

@@ -10,7 +10,7 @@ use crate::tokenizer::TOKENIZER_VERSION;
 use serde::{Deserialize, Serialize};
 
 /// The schema version this build creates and understands.
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 
 /// The public tables `sessions` and `messages` with their indexes, as
 /// `sessions_init()` creates them.
@@ -290,28 +290,32 @@ fn migrate(db: &dyn Connection) -> Result<()> {
                 Settings::current(Vec::new()).to_json().as_str().into(),
             )?;
         }
-        1..=8 => {
-            if version <= 3 {
-                db.execute_batch(UPGRADE_SQL)?;
+        1..=9 => {
+            if version <= 8 {
+                if version <= 3 {
+                    db.execute_batch(UPGRADE_SQL)?;
+                }
+                // Version 5 added the time index, version 6 widened the session
+                // index with created_at: both are indexes of the public tables.
+                db.execute_batch("DROP INDEX IF EXISTS session_search_messages_by_session")?;
+                db.execute_batch(PUBLIC_TABLES_SQL)?;
+                // Version 7 bounds the scope words by depth, version 8 leaves
+                // a deep session's own word out: sessions scoped before keep
+                // their longer scopes, which hold every word a search asks for
+                // now, until their spawn chain changes.
+                db.execute_batch("DROP VIEW IF EXISTS session_search_scope_of")?;
+                if version >= 4 {
+                    // Version 9 marks each scope so that its words take one
+                    // position: the index is rebuilt, and the scopes are
+                    // written again by schema.sql (none is indexed any more, so
+                    // no index row is removed with its old scope). Before
+                    // version 4, UPGRADE_SQL has dropped the index already.
+                    start_rebuild(db)?;
+                    db.execute_batch("DELETE FROM session_search_scopes")?;
+                }
             }
-            // Version 5 added the time index, version 6 widened the session
-            // index with created_at: both are indexes of the public tables.
-            db.execute_batch("DROP INDEX IF EXISTS session_search_messages_by_session")?;
-            db.execute_batch(PUBLIC_TABLES_SQL)?;
-            // Version 7 bounds the scope words by depth, version 8 leaves
-            // a deep session's own word out: sessions scoped before keep
-            // their longer scopes, which hold every word a search asks for
-            // now, until their spawn chain changes.
-            db.execute_batch("DROP VIEW IF EXISTS session_search_scope_of")?;
-            if version >= 4 {
-                // Version 9 marks each scope so that its words take one
-                // position: the index is rebuilt, and the scopes are
-                // written again by schema.sql (none is indexed any more, so
-                // no index row is removed with its old scope). Before
-                // version 4, UPGRADE_SQL has dropped the index already.
-                start_rebuild(db)?;
-                db.execute_batch("DELETE FROM session_search_scopes")?;
-            }
+            // Version 10 adds the time blocks of `order: recent`, which
+            // schema.sql fills.
             db.execute_batch(SCHEMA_SQL)?;
         }
         _ => {}

@@ -136,7 +136,7 @@ class InitTest(StoreTestCase):
         self.assertEqual(first, second)
         self.assertEqual(
             first,
-            {"schema_version": 9, "tokenizer_version": 6, "redaction_version": 1,
+            {"schema_version": 10, "tokenizer_version": 6, "redaction_version": 1,
              "redaction_patterns": 0, "messages": 0, "indexed": 0, "pending": 0,
              "indexing": "immediate"},
         )
@@ -181,7 +181,7 @@ class InitTest(StoreTestCase):
             time.sleep(0.6)
             writer.execute("COMMIT")
             waiting.join()
-            self.assertEqual(outcome[5000], 9)
+            self.assertEqual(outcome[5000], 10)
             writer.close()
 
     def test_functions_refuse_to_run_before_init(self):
@@ -215,7 +215,7 @@ class InitTest(StoreTestCase):
                 init = json.loads(value(conn, "SELECT sessions_init()"))
                 # Version 9 marks the scopes: the index is rebuilt, and a
                 # search indexes the backlog it finds.
-                self.assertEqual((init["schema_version"], init["indexed"], init["pending"]), (9, 0, 1))
+                self.assertEqual((init["schema_version"], init["indexed"], init["pending"]), (10, 0, 1))
                 view = value(conn, "SELECT sql FROM sqlite_master WHERE name = 'session_search_scope_of'")
                 self.assertIn("WHERE top.n - up.n <= 3 OR", view)
                 self.assertEqual(value(conn, "SELECT unicode(scope) FROM session_search_scopes"), 0xE001)
@@ -227,8 +227,21 @@ class InitTest(StoreTestCase):
 
     def test_newer_schema_version_is_refused(self):
         conn = store()
-        conn.execute("UPDATE session_search_meta SET value = 10 WHERE key = 'schema_version'")
-        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 10", "upgrade")
+        conn.execute("UPDATE session_search_meta SET value = 11 WHERE key = 'schema_version'")
+        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 11", "upgrade")
+
+    def test_version_9_gains_the_time_blocks_of_recent(self):
+        conn = store()
+        session(conn, "s")
+        for i in range(600):
+            say(conn, "s", "user", f"entry {i}", 1000 + i)
+        conn.execute("DROP TABLE session_search_time_blocks")
+        conn.execute("UPDATE session_search_meta SET value = 9 WHERE key = 'schema_version'")
+        init = json.loads(value(conn, "SELECT sessions_init()"))
+        self.assertEqual((init["schema_version"], init["pending"]), (10, 0))
+        blocks = conn.execute("SELECT block, newest FROM session_search_time_blocks ORDER BY block").fetchall()
+        self.assertEqual(blocks, [(0, 1254), (1, 1510), (2, 1599)])
+        self.assertEqual(found(conn, "entry", "s", order="recent", limit=3), [598, 599, 600])
 
     def test_missing_column_is_named_and_nothing_is_created(self):
         conn = connect()
