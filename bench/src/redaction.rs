@@ -87,9 +87,13 @@ fn text(bytes: usize) -> String {
     text
 }
 
-/// A store holding one session and `content` as its one message.
+/// An in-memory store holding one session and `content` as its one message.
 fn store_with(content: &str) -> Result<Store, Box<dyn Error>> {
-    let store = Store::open_in_memory()?;
+    holding(Store::open_in_memory()?, content.to_owned())
+}
+
+/// `store` with one session and `content` as its one message.
+fn holding(store: Store, content: String) -> Result<Store, Box<dyn Error>> {
     store.create_session(&NewSession {
         session_key: SESSION.into(),
         agent_id: "main".into(),
@@ -98,7 +102,7 @@ fn store_with(content: &str) -> Result<Store, Box<dyn Error>> {
     store.append(&NewMessage {
         session_key: SESSION.into(),
         role: Role::User,
-        content: content.into(),
+        content,
         created_at: 1,
         ..NewMessage::default()
     })?;
@@ -142,24 +146,15 @@ pub fn child_main(args: &[String]) -> Result<(), Box<dyn Error>> {
             }
         }
         "session-search" => {
-            let store = Store::open_with(
-                &path,
-                &StoreOptions {
-                    background_reconcile: false,
-                },
+            let store = holding(
+                Store::open_with(
+                    &path,
+                    &StoreOptions {
+                        background_reconcile: false,
+                    },
+                )?,
+                text,
             )?;
-            store.create_session(&NewSession {
-                session_key: SESSION.into(),
-                agent_id: "main".into(),
-                ..NewSession::default()
-            })?;
-            store.append(&NewMessage {
-                session_key: SESSION.into(),
-                role: Role::User,
-                content: text,
-                created_at: 1,
-                ..NewMessage::default()
-            })?;
             let found = store.search(&SearchRequest::new(word, SESSION))?;
             if found.results.is_empty() {
                 return Err(format!("{word:?} was not found in the message").into());
