@@ -20,8 +20,10 @@
 //! megabyte or more have the two views scanned on two threads.
 
 pub mod patterns;
+mod prefilter;
 
 use patterns::{Check, Shape, DEFAULT_SHAPES, REDACTION_VERSION};
+use prefilter::Prefilter;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -235,18 +237,20 @@ fn looks_random(secret: &str) -> bool {
         && ((digits >= 2 && letters >= 4) || (lower >= 2 && upper >= 2 && digits + symbols >= 1))
 }
 
-/// The default patterns, compiled once.
-fn defaults() -> &'static [Compiled] {
-    static COMPILED: OnceLock<Vec<Compiled>> = OnceLock::new();
+/// The default patterns, compiled once, and their prefilter.
+fn defaults() -> &'static (Vec<Compiled>, Prefilter) {
+    static COMPILED: OnceLock<(Vec<Compiled>, Prefilter)> = OnceLock::new();
     COMPILED.get_or_init(|| {
-        DEFAULT_SHAPES
+        let compiled = DEFAULT_SHAPES
             .iter()
             .map(|shape: &Shape| {
                 Compiled::new(shape.pattern, shape.word_start, shape.check).unwrap_or_else(|e| {
                     panic!("default pattern of {} is invalid: {e}", shape.family)
                 })
             })
-            .collect()
+            .collect();
+        let prefilter = Prefilter::new(DEFAULT_SHAPES.iter().map(|shape| shape.pattern));
+        (compiled, prefilter)
     })
 }
 
@@ -319,10 +323,16 @@ impl Redactor {
         merge(spans)
     }
 
-    /// The secrets every pattern finds in `view`, in its offsets.
+    /// The secrets every pattern finds in `view`, in its offsets: the
+    /// default patterns the prefilter leaves, and every extra one.
     fn scan(&self, view: &View<'_>) -> Vec<Range<usize>> {
+        let (defaults, prefilter) = defaults();
+        let candidates = prefilter.candidates(&view.text);
         let mut spans = Vec::new();
-        for pattern in defaults().iter().chain(&self.extra) {
+        for (pattern, _) in defaults.iter().zip(candidates).filter(|(_, may)| *may) {
+            pattern.scan(view, &mut spans);
+        }
+        for pattern in &self.extra {
             pattern.scan(view, &mut spans);
         }
         spans

@@ -229,3 +229,57 @@ fn a_value_ending_a_line_leaves_the_next_secret_to_be_found() {
         "Private-MAC: [REDACTED]\nbiba lemi"
     );
 }
+
+/// The secrets of every default pattern in `text`, without the prefilter.
+fn scanned_by_every_default(text: &str) -> Vec<Range<usize>> {
+    let view = View::plain(text);
+    let mut spans = Vec::new();
+    for pattern in &defaults().0 {
+        pattern.scan(&view, &mut spans);
+    }
+    merge(spans)
+}
+
+proptest::proptest! {
+    /// Pieces of secrets of every family, glued at random: the prefilter
+    /// never changes what the patterns find.
+    #[test]
+    fn the_prefilter_never_changes_what_is_found(
+        pieces in proptest::collection::vec(proptest::sample::select(vec![
+            "ghp_", "sk-", "sk_live_", "xoxb-", "AKIA", "AIza", "eyJ", "hf_", "glpat-", "SG.",
+            "Bearer", "AUTHORIZATION", "Cookie", "Set-Cookie", "password", "PassWord", "secret",
+            "token", "api_key", "DB_PASS", "key", "Key", "\u{212A}ey", "\u{17F}ecret", "://", "user:",
+            "@host", "=", ":", ": ", "\"", "'", "\\\"", " ", "\n", "\n  ", "-----BEGIN RSA PRIVATE KEY-----",
+            "-----END RSA PRIVATE KEY-----", "mysql -u root -p", "--password", "-u", "sig=", "?", "&",
+            "Private-Lines: 2", "Private-MAC: ", "密码", "是", "パスワード", "<password>", "</", "login x password ",
+            "0123456789", "abcdefghijklmnop", "ABCDEFGHIJKLMNOP", "Zx9Qw8Er7Ty6Ui5Op4", "host:5432:db:user:",
+            "123456789:AA", "MTIzNDU2Nzg5MDEyMzQ1Njc4", ".abcdef.", "atlasv1", "the", "is", "now",
+        ]), 0..24)
+    ) {
+        let text: String = pieces.concat();
+        let redactor = Redactor::new::<&str>(&[]).unwrap();
+        proptest::prop_assert_eq!(
+            merge(redactor.scan(&View::plain(&text))),
+            scanned_by_every_default(&text),
+            "{:?}", text
+        );
+    }
+}
+
+#[test]
+fn most_default_patterns_are_prefiltered() {
+    let always = DEFAULT_SHAPES
+        .iter()
+        .filter(|shape| {
+            Prefilter::new([shape.pattern])
+                .candidates("")
+                .iter()
+                .all(|&may| may)
+        })
+        .count();
+    assert!(
+        always * 4 < DEFAULT_SHAPES.len(),
+        "{always} of {}",
+        DEFAULT_SHAPES.len()
+    );
+}
