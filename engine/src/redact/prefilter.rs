@@ -12,12 +12,13 @@
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 /// The literals of a set of patterns, searched together.
 #[derive(Debug)]
 pub(super) struct Prefilter {
-    /// Every distinct literal, lower-cased; `None` when there are none.
+    /// Every literal, lower-cased, none a prefix of another; `None` when
+    /// there are none.
     searcher: Option<AhoCorasick>,
     /// For each literal of `searcher`, the patterns that may start with it.
     owners: Vec<Vec<usize>>,
@@ -28,36 +29,35 @@ pub(super) struct Prefilter {
 impl Prefilter {
     /// The prefilter of `patterns`, in the syntax of the `regex` crate.
     pub(super) fn new<'p>(patterns: impl IntoIterator<Item = &'p str>) -> Prefilter {
-        let mut ids: HashMap<Vec<u8>, usize> = HashMap::new();
-        let mut owners: Vec<Vec<usize>> = Vec::new();
+        let mut owners: BTreeMap<Vec<u8>, Vec<usize>> = BTreeMap::new();
         let mut always = Vec::new();
         for (pattern, syntax) in patterns.into_iter().enumerate() {
-            let Some(literals) = prefix_literals(syntax) else {
-                always.push(true);
-                continue;
-            };
-            always.push(false);
-            for literal in literals {
-                let next = ids.len();
-                let id = *ids.entry(literal.to_ascii_lowercase()).or_insert(next);
-                if id == owners.len() {
-                    owners.push(Vec::new());
-                }
-                if !owners[id].contains(&pattern) {
-                    owners[id].push(pattern);
-                }
+            let literals = prefix_literals(syntax);
+            always.push(literals.is_none());
+            for literal in literals.into_iter().flatten() {
+                owners
+                    .entry(literal.to_ascii_lowercase())
+                    .or_default()
+                    .push(pattern);
             }
         }
-        let mut literals: Vec<(Vec<u8>, usize)> = ids.into_iter().collect();
-        literals.sort_by_key(|&(_, id)| id);
+        // A literal that starts with a shorter one is found only where that
+        // one is: its patterns go to the shorter one, a smaller automaton.
+        let mut kept: Vec<(Vec<u8>, Vec<usize>)> = Vec::new();
+        for (literal, patterns) in owners {
+            match kept.last_mut() {
+                Some((shorter, to)) if literal.starts_with(shorter) => to.extend(patterns),
+                _ => kept.push((literal, patterns)),
+            }
+        }
         let searcher = AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .kind(Some(AhoCorasickKind::DFA))
-            .build(literals.iter().map(|(literal, _)| literal));
+            .build(kept.iter().map(|(literal, _)| literal));
         match searcher {
-            Ok(searcher) if !literals.is_empty() => Prefilter {
+            Ok(searcher) if !kept.is_empty() => Prefilter {
                 searcher: Some(searcher),
-                owners,
+                owners: kept.into_iter().map(|(_, patterns)| patterns).collect(),
                 always,
             },
             // Without a searcher every pattern is scanned.
@@ -69,27 +69,38 @@ impl Prefilter {
         }
     }
 
-    /// For each pattern, whether it may match `text`.
+    /// For each pattern, whether it may match `text`. The search reports
+    /// overlapping literals too, so none is hidden by another.
     pub(super) fn candidates(&self, text: &str) -> Vec<bool> {
         let mut may = self.always.clone();
-        if let Some(searcher) = &self.searcher {
-            for found in searcher.find_overlapping_iter(text) {
-                for &pattern in &self.owners[found.pattern().as_usize()] {
-                    may[pattern] = true;
-                }
+        let Some(searcher) = &self.searcher else {
+            return may;
+        };
+        for found in searcher.find_overlapping_iter(text) {
+            for &pattern in &self.owners[found.pattern().as_usize()] {
+                may[pattern] = true;
             }
         }
         may
     }
 }
 
+/// Shortest literal worth searching for: a shorter one (`"`, `<`, two
+/// digits) is in most texts, and searching for it costs more than the
+/// pattern's own scan.
+const SHORTEST_LITERAL: usize = 3;
+
 /// Literals one of which starts every match of `pattern`, or `None` when
-/// no finite set of non-empty literals does.
+/// no finite set of literals of at least [`SHORTEST_LITERAL`] bytes does.
 fn prefix_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
     let syntax = regex_syntax::parse(pattern).ok()?;
     let sequence = Extractor::new().kind(ExtractKind::Prefix).extract(&syntax);
     let literals = sequence.literals()?;
-    if literals.is_empty() || literals.iter().any(|literal| literal.as_bytes().is_empty()) {
+    if literals.is_empty()
+        || literals
+            .iter()
+            .any(|l| l.as_bytes().len() < SHORTEST_LITERAL)
+    {
         return None;
     }
     Some(literals.iter().map(|l| l.as_bytes().to_vec()).collect())
@@ -109,9 +120,9 @@ mod tests {
     }
 
     #[test]
-    fn look_arounds_and_empty_matches_are_always_scanned() {
-        let prefilter = Prefilter::new([r"(?:\s|^)-u", r"x*", r"\bkey"]);
-        assert_eq!(prefilter.candidates("none"), [true, true, false]);
+    fn look_arounds_empty_matches_and_short_prefixes_are_always_scanned() {
+        let prefilter = Prefilter::new([r"(?:\s|^)-u", r"x*", r"\bkey", r"<\w+>"]);
+        assert_eq!(prefilter.candidates("none"), [true, true, false, true]);
     }
 
     #[test]
