@@ -16,9 +16,18 @@ use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 
+/// One search's page of hits (see `sql/search_window.sql`).
 const SEARCH_SQL: &str = concat!(
     include_str!("../sql/visible.sql"),
+    include_str!("../sql/search_window.sql"),
     include_str!("../sql/search.sql")
+);
+
+/// One search's page of hits, the best of each session.
+const GROUPED_SEARCH_SQL: &str = concat!(
+    include_str!("../sql/visible.sql"),
+    include_str!("../sql/search_window.sql"),
+    include_str!("../sql/search_grouped.sql")
 );
 const RECENT_COMPLETE_SQL: &str = include_str!("../sql/recent_complete.sql");
 
@@ -269,7 +278,11 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
                      ranked: Option<i64>,
                      scope_decides: bool| {
         db.query(
-            SEARCH_SQL,
+            if grouped {
+                GROUPED_SEARCH_SQL
+            } else {
+                SEARCH_SQL
+            },
             &[
                 caller.as_str().into(),
                 visibility.name().into(),
@@ -284,7 +297,6 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
                 },
                 (limit + 1).into(),
                 window.into(),
-                i64::from(grouped).into(),
                 ranked.map_or(Value::Null, Value::Integer),
                 i64::from(scope_decides).into(),
             ],
@@ -426,7 +438,7 @@ fn exact_by_tiers(
     every_match_ranked()
 }
 
-/// Whether the session of every row of `search.sql` is in `caller`'s tree;
+/// Whether the session of every row of the search statement is in `caller`'s tree;
 /// `checked` holds the sessions found in it so far.
 fn all_in_tree(
     db: &dyn Connection,
@@ -445,7 +457,7 @@ fn all_in_tree(
     Ok(true)
 }
 
-/// The best `keep` rows of two pages of `search.sql` in its relevance order
+/// The best `keep` rows of two pages of the search statement in its relevance order
 /// (rank, then newer, then larger id).
 fn best_of(mut page: Vec<Vec<Value>>, more: Vec<Vec<Value>>, keep: i64) -> Vec<Vec<Value>> {
     page.extend(more);
@@ -548,7 +560,7 @@ enum Window {
     Unknown,
 }
 
-/// The rows of `search.sql` for `order: recent`: the newest `limit + 1` by
+/// The rows of the search statement for `order: recent`: the newest `limit + 1` by
 /// `created_at` among the fewest matches read in index order (newest id
 /// first) that provably hold them. A window holds them when it read every
 /// match, or when no message older by id than the window's oldest is newer
@@ -594,7 +606,7 @@ fn check_window(db: &dyn Connection, rows: &[Vec<Value>]) -> Result<Window> {
     })
 }
 
-/// A hit from a row of `search.sql`, with an excerpt of its searchable
+/// A hit from a row of the search statement, with an excerpt of its searchable
 /// text redacted by `redactor` (the stored patterns and the request's).
 fn hit(row: &[Value], query: &Query, redactor: &Redactor, snippet_chars: i64) -> Option<Hit> {
     let content = row[6].as_bytes()?;

@@ -1,0 +1,23 @@
+-- The page of one search grouped by session (after visible.sql and
+-- search_window.sql): the best hit of each session in the window, with the
+-- number of its session's hits there, the ?9 best of them first; ?8 as in
+-- search.sql.
+SELECT m.session_key, m.id, m.message_id, m.role, m.created_at, hit.rank, m.content,
+       totals.window_rows, totals.window_oldest, hit.session_hits
+FROM (
+  SELECT id, rank, created_at, session_hits
+  FROM (
+    SELECT id, rank, created_at,
+           count(*) OVER (PARTITION BY session_key) AS session_hits,
+           row_number() OVER (
+             PARTITION BY session_key
+             ORDER BY CASE WHEN ?8 = 'recent' THEN -created_at ELSE rank END, created_at DESC, id DESC
+           ) AS nth
+    FROM candidates
+  )
+  WHERE nth = 1
+  ORDER BY CASE WHEN ?8 = 'recent' THEN -created_at ELSE rank END, created_at DESC, id DESC
+  LIMIT ?9 + 0
+) AS hit
+JOIN messages m ON m.id = hit.id, totals
+ORDER BY CASE WHEN ?8 = 'recent' THEN -hit.created_at ELSE hit.rank END, hit.created_at DESC, hit.id DESC
