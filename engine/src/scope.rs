@@ -91,6 +91,10 @@ pub fn caller(db: &dyn Connection, function: &str, caller: Option<&str>) -> Resu
 const TREE_SCOPE_WORD_SQL: &str = include_str!("../sql/scope_word.sql");
 const IN_TREE_SQL: &str = include_str!("../sql/in_tree.sql");
 
+/// Whether session ?1 belongs to the agent of caller ?2.
+const OF_AGENT_SQL: &str = "SELECT EXISTS (SELECT 1 FROM sessions s JOIN sessions c \
+     ON c.agent_id = s.agent_id WHERE s.session_key = ?1 AND c.session_key = ?2)";
+
 /// The word a search adds to its FTS5 query so that the index itself skips
 /// what a visibility hides from the caller (see `session_search_scopes` in
 /// `sql/schema.sql`).
@@ -98,17 +102,17 @@ const IN_TREE_SQL: &str = include_str!("../sql/in_tree.sql");
 pub struct ScopeWord {
     /// The word, as the scope column holds it.
     pub word: String,
-    /// The messages holding the word are exactly the caller's `tree`: it
-    /// is the caller's own word (the caller is at most 3 levels below the
-    /// top of its spawn chain) and short enough that no other key's word
-    /// can share it. A search then need not walk the tree to filter the
-    /// candidates; it checks the sessions of the rows it returns
-    /// ([`in_tree`]) instead.
-    pub decides_tree: bool,
+    /// The messages holding the word are exactly those the caller may see:
+    /// at `tree`, it is the caller's own word (the caller is at most 3
+    /// levels below the top of its spawn chain); at `agent`, the agent's;
+    /// and it is short enough that no other key's word can share it. A
+    /// search then need not check each candidate's session; it checks the
+    /// sessions of the rows it returns ([`sees`]) instead.
+    pub decides: bool,
 }
 
 /// The scope word of a search by `caller` at `visibility`; `None` for
-/// `all`. Unless [`ScopeWord::decides_tree`], it only narrows the work:
+/// `all`. Unless [`ScopeWord::decides`], it only narrows the work:
 /// `visible.sql` still decides what is visible.
 ///
 /// # Errors
@@ -119,42 +123,58 @@ pub fn scope_word(
     caller: &str,
     visibility: Visibility,
 ) -> Result<Option<ScopeWord>> {
-    let sql = match visibility {
+    let (sql, prefix) = match visibility {
         Visibility::All => return Ok(None),
         // A session deeper than the scope words go carries its ancestor's
         // word, not its own: `self` asks for the same word as `tree`.
-        Visibility::Own | Visibility::Tree => TREE_SCOPE_WORD_SQL,
-        Visibility::Agent => {
-            "SELECT 'a' || lower(hex(agent_id)) FROM sessions WHERE session_key = ?1"
-        }
+        Visibility::Own | Visibility::Tree => (TREE_SCOPE_WORD_SQL, 't'),
+        Visibility::Agent => (
+            "SELECT agent_id, 'a' || lower(hex(agent_id)) FROM sessions WHERE session_key = ?1",
+            'a',
+        ),
     };
-    let Some(word) = db
-        .query_value(sql, &[caller.into()])?
-        .as_str()
-        .map(str::to_owned)
-    else {
+    let row = db.query(sql, &[caller.into()])?;
+    let Some([key, word]) = row.first().map(Vec::as_slice) else {
         return Ok(None);
     };
-    // In a UTF-16 database hex() spells other bytes: the words then differ
-    // and the tree is walked, as it is for any word not the caller's own.
-    let own: String = std::iter::once('t')
-        .chain(caller.bytes().flat_map(|b| {
-            [b >> 4, b & 0xf].map(|nibble| char::from_digit(u32::from(nibble), 16).unwrap_or('0'))
-        }))
-        .collect();
-    let decides_tree =
-        visibility == Visibility::Tree && word == own && word.len() <= MAX_TOKEN_BYTES;
-    Ok(Some(ScopeWord { word, decides_tree }))
+    let Some(word) = word.as_str().map(str::to_owned) else {
+        return Ok(None);
+    };
+    // The word the key spells in a UTF-8 database; in a UTF-16 one hex()
+    // spells other bytes: the words then differ and each candidate's
+    // session is checked, as for any word not the caller's own.
+    let own = key.as_str().map(|key| {
+        std::iter::once(prefix)
+            .chain(key.bytes().flat_map(|b| {
+                [b >> 4, b & 0xf]
+                    .map(|nibble| char::from_digit(u32::from(nibble), 16).unwrap_or('0'))
+            }))
+            .collect::<String>()
+    });
+    let decides = matches!(visibility, Visibility::Tree | Visibility::Agent)
+        && own.as_deref() == Some(word.as_str())
+        && word.len() <= MAX_TOKEN_BYTES;
+    Ok(Some(ScopeWord { word, decides }))
 }
 
-/// Whether `session` is `caller` or a session it spawned, transitively: what
-/// `visible.sql` says of it at `tree`, found by walking up from it.
+/// Whether `caller` may see `session` at `visibility` (`tree` or `agent`):
+/// what `visible.sql` says of it, found from the session itself (for
+/// `tree`, by walking up from it).
 ///
 /// # Errors
 ///
 /// SQL errors.
-pub fn in_tree(db: &dyn Connection, caller: &str, session: &str) -> Result<bool> {
-    let found = db.query_value(IN_TREE_SQL, &[session.into(), caller.into()])?;
+pub fn sees(
+    db: &dyn Connection,
+    caller: &str,
+    visibility: Visibility,
+    session: &str,
+) -> Result<bool> {
+    let sql = match visibility {
+        Visibility::Agent => OF_AGENT_SQL,
+        _ => IN_TREE_SQL,
+    };
+    let found = db.query_value(sql, &[session.into(), caller.into()])?;
     Ok(found.as_i64() == Some(1))
 }
 

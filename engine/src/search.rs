@@ -302,16 +302,17 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
             ],
         )
     };
-    // When the scope word selects the tree, the rows' sessions are checked
-    // instead of the tree walked; a row outside it (the scopes disagreeing
-    // with `sessions`, which the triggers rule out) runs the walk after all,
-    // for the rest of the search too.
-    let scope_decides = Cell::new(scope.as_ref().is_some_and(|scope| scope.decides_tree));
-    let in_tree = RefCell::new(HashSet::new());
+    // When the scope word selects what the caller may see, the rows'
+    // sessions are checked instead of each candidate's; a row the caller may
+    // not see (the scopes disagreeing with `sessions`, which the triggers
+    // rule out) runs the per-candidate check after all, for the rest of the
+    // search too.
+    let scope_decides = Cell::new(scope.as_ref().is_some_and(|scope| scope.decides));
+    let seen = RefCell::new(HashSet::new());
     let run = |expression: &str, order: Order, limit: i64, window: i64, ranked: Option<i64>| {
         let decides = scope_decides.get();
         let rows = statement(expression, order, limit, window, ranked, decides)?;
-        if decides && !all_in_tree(db, &caller, &rows, &mut in_tree.borrow_mut())? {
+        if decides && !all_seen(db, &caller, visibility, &rows, &mut seen.borrow_mut())? {
             scope_decides.set(false);
             return Ok(statement(expression, order, limit, window, ranked, false)?);
         }
@@ -438,20 +439,21 @@ fn exact_by_tiers(
     every_match_ranked()
 }
 
-/// Whether the session of every row of the search statement is in `caller`'s tree;
-/// `checked` holds the sessions found in it so far.
-fn all_in_tree(
+/// Whether `caller` may see the session of every row of the search
+/// statement at `visibility`; `seen` holds the sessions found visible so far.
+fn all_seen(
     db: &dyn Connection,
     caller: &str,
+    visibility: Visibility,
     rows: &[Vec<Value>],
-    checked: &mut HashSet<String>,
+    seen: &mut HashSet<String>,
 ) -> Result<bool> {
     for key in rows.iter().filter_map(|row| row[0].as_str()) {
-        if !checked.contains(key) {
-            if !scope::in_tree(db, caller, key)? {
+        if !seen.contains(key) {
+            if !scope::sees(db, caller, visibility, key)? {
                 return Ok(false);
             }
-            checked.insert(key.to_owned());
+            seen.insert(key.to_owned());
         }
     }
     Ok(true)

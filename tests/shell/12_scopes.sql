@@ -50,7 +50,12 @@ DROP TRIGGER session_search_session_move;
 UPDATE sessions SET spawned_by = NULL WHERE session_key = 'late';
 SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root"}'), '$.results') r;
 SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root","order":"recent"}'), '$.results') r;
+.print -- so is an agent: early moves to agent ops but keeps main's word, and is not returned to main
+UPDATE sessions SET agent_id = 'ops' WHERE session_key = 'early';
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root","visibility":"agent"}'), '$.results') r;
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root","visibility":"agent","order":"recent"}'), '$.results') r;
 ROLLBACK;
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root","visibility":"agent"}'), '$.results') r;
 SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root"}'), '$.results') r;
 .print -- rankWindow: only the newest matches of a phrase are ranked (one word is ranked exactly); it must be positive
 SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('"kiwi in"', '{"caller":"root","visibility":"all","rankWindow":2}'), '$.results') r;
