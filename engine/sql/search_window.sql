@@ -12,8 +12,10 @@
   -- of roles or NULL, ?5 / ?6 = since / until (unix ms) or NULL, ?7 = JSON
   -- array of session keys or NULL, ?11 = how many leading phrases of ?3 are
   -- scored (NULL: all; the tier markers after them only select rows), ?12 =
-  -- 1 when the FTS5 expression's scope word alone selects the sessions the
-  -- caller may see (scope.rs, ScopeWord::decides: no candidate is checked).
+  -- 1 when no candidate's session is checked (the engine checks the rows
+  -- returned instead): the FTS5 expression's scope word alone selects the
+  -- sessions the caller may see (scope.rs, ScopeWord::decides), or the
+  -- visibility is `all`.
   -- sessions_rank's second argument is the largest rowid in the index, the
   -- oldest message.
   -- The limits are written `?10 + 0` (and `?9 + 0` in the pages): a bare

@@ -91,6 +91,10 @@ pub fn caller(db: &dyn Connection, function: &str, caller: Option<&str>) -> Resu
 const TREE_SCOPE_WORD_SQL: &str = include_str!("../sql/scope_word.sql");
 const IN_TREE_SQL: &str = include_str!("../sql/in_tree.sql");
 
+/// Whether session ?1 and caller ?2 exist.
+const EXISTS_SQL: &str = "SELECT EXISTS (SELECT 1 FROM sessions WHERE session_key = ?1) \
+     AND EXISTS (SELECT 1 FROM sessions WHERE session_key = ?2)";
+
 /// Whether session ?1 belongs to the agent of caller ?2.
 const OF_AGENT_SQL: &str = "SELECT EXISTS (SELECT 1 FROM sessions s JOIN sessions c \
      ON c.agent_id = s.agent_id WHERE s.session_key = ?1 AND c.session_key = ?2)";
@@ -157,9 +161,9 @@ pub fn scope_word(
     Ok(Some(ScopeWord { word, decides }))
 }
 
-/// Whether `caller` may see `session` at `visibility` (`tree` or `agent`):
-/// what `visible.sql` says of it, found from the session itself (for
-/// `tree`, by walking up from it).
+/// Whether `caller` may see `session` at `visibility` (`tree`, `agent` or
+/// `all`): what `visible.sql` says of it, found from the session itself
+/// (for `tree`, by walking up from it).
 ///
 /// # Errors
 ///
@@ -171,8 +175,9 @@ pub fn sees(
     session: &str,
 ) -> Result<bool> {
     let sql = match visibility {
+        Visibility::All => EXISTS_SQL,
         Visibility::Agent => OF_AGENT_SQL,
-        _ => IN_TREE_SQL,
+        Visibility::Own | Visibility::Tree => IN_TREE_SQL,
     };
     let found = db.query_value(sql, &[session.into(), caller.into()])?;
     Ok(found.as_i64() == Some(1))

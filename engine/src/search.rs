@@ -302,12 +302,16 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
             ],
         )
     };
-    // When the scope word selects what the caller may see, the rows'
-    // sessions are checked instead of each candidate's; a row the caller may
-    // not see (the scopes disagreeing with `sessions`, which the triggers
+    // When the scope word selects what the caller may see, or at `all`
+    // (deleting a session deletes its messages), the rows' sessions are
+    // checked instead of each candidate's; a row the caller may not see (the
+    // scopes or the messages disagreeing with `sessions`, which the triggers
     // rule out) runs the per-candidate check after all, for the rest of the
     // search too.
-    let scope_decides = Cell::new(scope.as_ref().is_some_and(|scope| scope.decides));
+    let scope_decides = Cell::new(match &scope {
+        Some(scope) => scope.decides,
+        None => visibility == Visibility::All,
+    });
     let seen = RefCell::new(HashSet::new());
     let run = |expression: &str, order: Order, limit: i64, window: i64, ranked: Option<i64>| {
         let decides = scope_decides.get();

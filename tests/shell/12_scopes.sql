@@ -54,7 +54,13 @@ SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(s
 UPDATE sessions SET agent_id = 'ops' WHERE session_key = 'early';
 SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root","visibility":"agent"}'), '$.results') r;
 SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root","visibility":"agent","order":"recent"}'), '$.results') r;
+.print -- and all: with the delete trigger dropped, the messages of a deleted session stay indexed and are not returned
+DROP TRIGGER session_search_session_delete;
+DELETE FROM sessions WHERE session_key = 'early';
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root","visibility":"all"}'), '$.results') r;
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root","visibility":"all","order":"recent"}'), '$.results') r;
 ROLLBACK;
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root","visibility":"all"}'), '$.results') r;
 SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root","visibility":"agent"}'), '$.results') r;
 SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root"}'), '$.results') r;
 .print -- rankWindow: only the newest matches of a phrase are ranked (one word is ranked exactly); it must be positive
