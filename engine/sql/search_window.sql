@@ -16,6 +16,11 @@
   -- returned instead): the FTS5 expression's scope word alone selects the
   -- sessions the caller may see (scope.rs, ScopeWord::decides), or the
   -- visibility is `all`.
+  -- ?13 = 1 when each candidate's message row is read (to check its session
+  -- or filter it, or for its time with `recent` or its session when
+  -- grouped); else only the page reads rows, and the candidates have no
+  -- session or time (a filter on them then drops every candidate: the
+  -- engine sets ?13 whenever one is given).
   -- sessions_rank's second argument is the largest rowid in the index, the
   -- oldest message.
   -- The limits are written `?10 + 0` (and `?9 + 0` in the pages): a bare
@@ -23,10 +28,11 @@
   -- prepare the statement again whenever its value changes, which re-parses
   -- this text on almost every run.
   candidates(id, session_key, rank, created_at) AS MATERIALIZED (
-    SELECT m.id, m.session_key,
+    SELECT ~f.rowid, m.session_key,
            sessions_rank(session_search_fts, (SELECT ~min(id) FROM messages), ?11), m.created_at
     FROM session_search_fts f
-    JOIN messages m ON m.id = ~f.rowid
+    -- A NULL key finds no row without searching the table.
+    LEFT JOIN messages m ON m.id = CASE WHEN ?13 THEN ~f.rowid END
     WHERE session_search_fts MATCH ?3
       AND (?12 OR CASE ?2
             -- Per candidate, one index lookup: no list of sessions is built.

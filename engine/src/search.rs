@@ -271,6 +271,10 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
     let scope = scope::scope_word(db, &caller, visibility)?;
     let scope_word = scope.as_ref().map(|scope| scope.word.as_str());
     let grouped = options.group_by == Some(GroupBy::Session);
+    let filtered = options.roles.is_some()
+        || options.since.is_some()
+        || options.until.is_some()
+        || options.session_keys.is_some();
     let statement = |expression: &str,
                      order: Order,
                      limit: i64,
@@ -299,6 +303,9 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
                 window.into(),
                 ranked.map_or(Value::Null, Value::Integer),
                 i64::from(scope_decides).into(),
+                // Each candidate's row: to check or filter it, for its time
+                // or its session; else only the page's rows are read.
+                i64::from(!scope_decides || filtered || grouped || order == Order::Recent).into(),
             ],
         )
     };

@@ -604,6 +604,33 @@ fn roles_since_until_and_session_keys_filter_within_visibility() {
 }
 
 #[test]
+fn ties_at_the_last_rank_of_a_page_are_told_apart_by_time() {
+    let store = store();
+    let key = "main:ties";
+    session(&store, key, "main", None);
+    // Identical texts, each written later with an older time: newest by
+    // id is oldest by time.
+    let by_time: Vec<i64> = [400, 300, 200, 100]
+        .into_iter()
+        .map(|at| say(&store, key, Role::User, "tie kiwi", at))
+        .collect();
+    // At every visibility, also where the candidates' rows are not read,
+    // for a word ranked by its tiers and two words ranked over the window.
+    for visibility in LEVELS {
+        for query in ["kiwi", "tie kiwi"] {
+            for limit in 1..=3 {
+                let found = ids(&search(&store, query, &with(key, visibility, limit)));
+                assert_eq!(
+                    found,
+                    by_time[..limit as usize],
+                    "{query} at {visibility:?}, limit {limit}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn relevance_orders_by_score_and_recent_by_time_with_ties_newest_first() {
     let store = store();
     let key = "main:order";
