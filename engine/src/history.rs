@@ -149,16 +149,20 @@ pub fn history(
     )?;
     let caller = scope::caller(db, "sessions_history", options.caller.as_deref())?;
     let visibility = scope::effective(options.visibility, options.sandboxed);
-    let params = [
+    let mut params = vec![
         caller.as_str().into(),
         visibility.name().into(),
         session_key.into(),
     ];
-    if db.query_value(VISIBLE_SQL, &params)?.as_i64() != Some(1) {
+    // Walking up from the session shows most visible ones in a few lookups;
+    // only when it does not is the caller's visible set built.
+    let seen = scope::sees(db, &caller, visibility, session_key)?;
+    if !seen && db.query_value(VISIBLE_SQL, &params)?.as_i64() != Some(1) {
         return Err(invalid(format!(
             "no session {session_key:?} is visible to caller {caller:?}"
         )));
     }
+    params.push(i64::from(seen).into());
     let mut path: Vec<i64> = db
         .query(PATH_SQL, &params)?
         .iter()

@@ -91,6 +91,9 @@ pub fn caller(db: &dyn Connection, function: &str, caller: Option<&str>) -> Resu
 const TREE_SCOPE_WORD_SQL: &str = include_str!("../sql/scope_word.sql");
 const IN_TREE_SQL: &str = include_str!("../sql/in_tree.sql");
 
+/// Whether session ?1 is caller ?2 and exists.
+const SAME_SQL: &str = "SELECT ?1 = ?2 AND EXISTS (SELECT 1 FROM sessions WHERE session_key = ?1)";
+
 /// Whether session ?1 and caller ?2 exist.
 const EXISTS_SQL: &str = "SELECT EXISTS (SELECT 1 FROM sessions WHERE session_key = ?1) \
      AND EXISTS (SELECT 1 FROM sessions WHERE session_key = ?2)";
@@ -161,9 +164,10 @@ pub fn scope_word(
     Ok(Some(ScopeWord { word, decides }))
 }
 
-/// Whether `caller` may see `session` at `visibility` (`tree`, `agent` or
-/// `all`): what `visible.sql` says of it, found from the session itself
-/// (for `tree`, by walking up from it).
+/// Whether `caller` may see `session` at `visibility`, found from the
+/// session itself (for `tree`, by walking up from it, at most 1 000
+/// levels): when true, `visible.sql` says so too; a session more than
+/// 1 000 levels below the caller is visible there but not found here.
 ///
 /// # Errors
 ///
@@ -175,9 +179,10 @@ pub fn sees(
     session: &str,
 ) -> Result<bool> {
     let sql = match visibility {
-        Visibility::All => EXISTS_SQL,
+        Visibility::Own => SAME_SQL,
+        Visibility::Tree => IN_TREE_SQL,
         Visibility::Agent => OF_AGENT_SQL,
-        Visibility::Own | Visibility::Tree => IN_TREE_SQL,
+        Visibility::All => EXISTS_SQL,
     };
     let found = db.query_value(sql, &[session.into(), caller.into()])?;
     Ok(found.as_i64() == Some(1))

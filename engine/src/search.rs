@@ -16,8 +16,9 @@ use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 
-/// One search's page of hits (see `sql/search_window.sql`).
-const SEARCH_SQL: &str = concat!(
+/// One search's page of hits (see `sql/search_window.sql`); public so that
+/// the benchmark can show its query plan.
+pub const SEARCH_SQL: &str = concat!(
     include_str!("../sql/visible.sql"),
     include_str!("../sql/search_window.sql"),
     include_str!("../sql/search.sql")

@@ -5,12 +5,13 @@
 
 use super::build::caller;
 use super::queries::{self, Query, QuerySet, SetKind};
-use super::{db_path, timed_ms, SEARCH_SQL, VISIBILITIES, VISIBLE_SQL};
+use super::{db_path, timed_ms, VISIBILITIES, VISIBLE_SQL};
 use crate::memory;
 use rusqlite::{params_from_iter, Connection};
 use serde::{Deserialize, Serialize};
 use session_search::{Store, StoreOptions};
 use session_search_engine::query::Query as EngineQuery;
+use session_search_engine::search::SEARCH_SQL;
 use std::error::Error;
 use std::path::Path;
 

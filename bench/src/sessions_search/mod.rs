@@ -34,12 +34,6 @@ pub const CHILD_FLAG: &str = "--search-job";
 /// The visible sessions, as every read query of the engine computes them.
 pub const VISIBLE_SQL: &str = include_str!("../../../engine/sql/visible.sql");
 
-/// The engine's search statement (`engine/src/search.rs`).
-pub const SEARCH_SQL: &str = concat!(
-    include_str!("../../../engine/sql/visible.sql"),
-    include_str!("../../../engine/sql/search.sql")
-);
-
 /// The visibilities measured.
 pub const VISIBILITIES: [&str; 2] = ["tree", "agent"];
 
