@@ -1,7 +1,11 @@
+,
+  -- How many rows the window read and the oldest id among them (for
+  -- `recent`, see search.rs). Read twice, the window is materialized.
+  totals(window_rows, window_oldest) AS (SELECT count(*), min(id) FROM candidates)
 -- The page of one search grouped by session (after visible.sql and
 -- search_window.sql): the best hit of each session in the window, with the
--- number of its session's hits there, the ?9 best of them first; ?8 as in
--- search.sql.
+-- number of its session's hits there, the ?9 best of them first; ?8 =
+-- 'relevance' (rank, then newer) or 'recent' (newer first).
 SELECT m.session_key, m.id, m.message_id, m.role, m.created_at, hit.rank, m.content,
        totals.window_rows, totals.window_oldest, hit.session_hits
 FROM (

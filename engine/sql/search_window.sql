@@ -4,8 +4,7 @@
   -- each with its rank, ranked or sorted by time by the page that follows
   -- (-1: every match), which bounds the work of a query that matches much
   -- of the history. It is read newest first (ascending FTS5 rowid, ~ the
-  -- message id) and stops after ?10 rows; it is materialized once, so that
-  -- the page and the totals read it without window functions.
+  -- message id) and stops after ?10 rows.
   -- ?1, ?2: see visible.sql; `all` and `agent` are checked per candidate
   -- (what visible.sql says of them, without building the list), `self` and
   -- `tree` against the walked list. ?3 = FTS5 expression, ?4 = JSON array
@@ -27,7 +26,7 @@
   -- parameter in a LIMIT makes SQLite 3.54 (the wrapper's bundled build)
   -- prepare the statement again whenever its value changes, which re-parses
   -- this text on almost every run.
-  candidates(id, session_key, rank, created_at) AS MATERIALIZED (
+  candidates(id, session_key, rank, created_at) AS (
     SELECT ~f.rowid, m.session_key,
            sessions_rank(session_search_fts, (SELECT ~min(id) FROM messages), ?11), m.created_at
     FROM session_search_fts f
@@ -48,7 +47,4 @@
       AND (?6 IS NULL OR m.created_at <= ?6)
       AND (?7 IS NULL OR m.session_key IN (SELECT value FROM json_each(?7)))
     ORDER BY f.rowid
-    LIMIT ?10 + 0),
-  -- How many rows the window read and the oldest id among them (for
-  -- `recent`, see search.rs).
-  totals(window_rows, window_oldest) AS (SELECT count(*), min(id) FROM candidates)
+    LIMIT ?10 + 0)

@@ -149,14 +149,56 @@ impl fmt::Display for SqlError {
 
 impl std::error::Error for SqlError {}
 
+/// A statement that keeps the main database's read transaction open while
+/// it rests on its first row (see [`Connection::hold_read`]).
+pub const HOLD_READ_SQL: &str = "SELECT 1 FROM sqlite_schema";
+
+/// The read transaction of [`Connection::hold_read`], ended when dropped.
+pub struct ReadHold<'c> {
+    /// Kept only to be dropped with the hold.
+    _guard: Option<Box<dyn Held + 'c>>,
+}
+
+impl<'c> ReadHold<'c> {
+    /// A hold kept by `guard` (which ends it when dropped).
+    pub fn new(guard: impl Held + 'c) -> ReadHold<'c> {
+        ReadHold {
+            _guard: Some(Box::new(guard)),
+        }
+    }
+
+    /// A hold of nothing: each statement reads on its own.
+    pub fn none() -> ReadHold<'c> {
+        ReadHold { _guard: None }
+    }
+}
+
+/// What a binding keeps to hold a read transaction (a statement on its
+/// first row); dropping it ends the hold.
+pub trait Held {}
+
 /// A connection with the session-search functions registered.
 pub trait Connection {
     /// Runs `sql`, which may hold several statements without parameters.
     fn execute_batch(&self, sql: &str) -> Result<(), SqlError>;
 
+    /// Runs one statement with `params` bound to `?1`, `?2`, … and hands
+    /// each result row to `each` as it is read, so that a caller keeping a
+    /// few of many rows holds only those.
+    fn query_each(
+        &self,
+        sql: &str,
+        params: &[Value],
+        each: &mut dyn FnMut(Vec<Value>),
+    ) -> Result<(), SqlError>;
+
     /// Runs one statement with `params` bound to `?1`, `?2`, … and returns all
     /// result rows.
-    fn query(&self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, SqlError>;
+    fn query(&self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, SqlError> {
+        let mut rows = Vec::new();
+        self.query_each(sql, params, &mut |row| rows.push(row))?;
+        Ok(rows)
+    }
 
     /// The first column of the first row, or `Null` when there is no row.
     fn query_value(&self, sql: &str, params: &[Value]) -> Result<Value, SqlError> {
@@ -166,6 +208,16 @@ pub trait Connection {
             .next()
             .and_then(|row| row.into_iter().next())
             .unwrap_or(Value::Null))
+    }
+
+    /// Opens a read transaction on the main database, unless one is open,
+    /// and keeps it until the hold is dropped (with [`HOLD_READ_SQL`] on its
+    /// first row): the statements run meanwhile share one snapshot instead
+    /// of each taking and releasing the read lock. Writes on this
+    /// connection still work; ones by another connection are not seen
+    /// until it ends. By default nothing is held.
+    fn hold_read(&self) -> ReadHold<'_> {
+        ReadHold::none()
     }
 
     /// Starts a [`crate::drain`] of this database's reconciliation backlog

@@ -141,6 +141,8 @@ pub fn history(
         options.max_bytes,
         (2, 65536, 32768),
     )?;
+    // Only reads: one snapshot for its statements.
+    let _snapshot = db.hold_read();
     store::require_schema(db, "sessions_history")?;
     let redactor = store::redactor(
         db,

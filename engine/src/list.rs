@@ -100,6 +100,8 @@ pub fn list(db: &dyn Connection, options: &ListOptions) -> Result<ListResponse> 
         options.offset,
         (0, 1_000_000_000, 0),
     )?;
+    // Only reads: one snapshot for its statements.
+    let _snapshot = db.hold_read();
     store::require_schema(db, "sessions_list")?;
     let redactor = store::redactor(
         db,

@@ -16,13 +16,16 @@ use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 
-/// One search's page of hits (see `sql/search_window.sql`); public so that
-/// the benchmark can show its query plan.
+/// One search's window of candidates (see `sql/search_window.sql`), read
+/// into a [`Page`]; public so that the benchmark can show its query plan.
 pub const SEARCH_SQL: &str = concat!(
     include_str!("../sql/visible.sql"),
     include_str!("../sql/search_window.sql"),
     include_str!("../sql/search.sql")
 );
+
+/// The message of one hit of a [`Page`].
+const HIT_SQL: &str = include_str!("../sql/search_hit.sql");
 
 /// One search's page of hits, the best of each session.
 const GROUPED_SEARCH_SQL: &str = concat!(
@@ -259,6 +262,8 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
     )?;
     let caller = scope::caller(db, "sessions_search", options.caller.as_deref())?;
     let index = store::catch_up(db, SEARCH_RECONCILE_ROWS)?;
+    // The rest only reads: one snapshot for its statements.
+    let _snapshot = db.hold_read();
     let indexing = index != store::Index::Complete;
     if index == store::Index::Stale {
         return Ok(SearchResponse {
@@ -281,34 +286,34 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
                      limit: i64,
                      window: i64,
                      ranked: Option<i64>,
-                     scope_decides: bool| {
-        db.query(
-            if grouped {
-                GROUPED_SEARCH_SQL
-            } else {
-                SEARCH_SQL
+                     scope_decides: bool|
+     -> Result<Vec<Vec<Value>>> {
+        let params = [
+            caller.as_str().into(),
+            visibility.name().into(),
+            expression.into(),
+            json_list(&options.roles),
+            options.since.map_or(Value::Null, Value::Integer),
+            options.until.map_or(Value::Null, Value::Integer),
+            json_list(&options.session_keys),
+            match order {
+                Order::Relevance => "relevance".into(),
+                Order::Recent => "recent".into(),
             },
-            &[
-                caller.as_str().into(),
-                visibility.name().into(),
-                expression.into(),
-                json_list(&options.roles),
-                options.since.map_or(Value::Null, Value::Integer),
-                options.until.map_or(Value::Null, Value::Integer),
-                json_list(&options.session_keys),
-                match order {
-                    Order::Relevance => "relevance".into(),
-                    Order::Recent => "recent".into(),
-                },
-                (limit + 1).into(),
-                window.into(),
-                ranked.map_or(Value::Null, Value::Integer),
-                i64::from(scope_decides).into(),
-                // Each candidate's row: to check or filter it, for its time
-                // or its session; else only the page's rows are read.
-                i64::from(!scope_decides || filtered || grouped || order == Order::Recent).into(),
-            ],
-        )
+            (limit + 1).into(),
+            window.into(),
+            ranked.map_or(Value::Null, Value::Integer),
+            i64::from(scope_decides).into(),
+            // Each candidate's row: to check or filter it, for its time
+            // or its session; else only the page's rows are read.
+            i64::from(!scope_decides || filtered || grouped || order == Order::Recent).into(),
+        ];
+        if grouped {
+            return Ok(db.query(GROUPED_SEARCH_SQL, &params)?);
+        }
+        let mut page = Page::new(order, limit + 1);
+        db.query_each(SEARCH_SQL, &params, &mut |row| page.add(&row))?;
+        page.rows(db)
     };
     // When the scope word selects what the caller may see, or at `all`
     // (deleting a session deletes its messages), the rows' sessions are
@@ -326,7 +331,7 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
         let rows = statement(expression, order, limit, window, ranked, decides)?;
         if decides && !all_seen(db, &caller, visibility, &rows, &mut seen.borrow_mut())? {
             scope_decides.set(false);
-            return Ok(statement(expression, order, limit, window, ranked, false)?);
+            return statement(expression, order, limit, window, ranked, false);
         }
         Ok(rows)
     };
@@ -475,20 +480,144 @@ fn all_seen(
 /// (rank, then newer, then larger id).
 fn best_of(mut page: Vec<Vec<Value>>, more: Vec<Vec<Value>>, keep: i64) -> Vec<Vec<Value>> {
     page.extend(more);
+    sort_rows(&mut page, Order::Relevance);
+    page.truncate(usize::try_from(keep).unwrap_or(usize::MAX));
+    page
+}
+
+/// Sorts rows of the search statement best first: by rank or, `recent`,
+/// by time, then newer, then larger id.
+fn sort_rows(rows: &mut [Vec<Value>], order: Order) {
     let key = |row: &Vec<Value>| {
+        let time = row[4].as_i64().unwrap_or(i64::MIN);
+        let first = match order {
+            Order::Relevance => row[5].as_f64().unwrap_or(f64::INFINITY),
+            Order::Recent => -(time as f64),
+        };
         (
-            row[5].as_f64().unwrap_or(f64::INFINITY),
-            std::cmp::Reverse(row[4].as_i64().unwrap_or(i64::MIN)),
+            first,
+            std::cmp::Reverse(time),
             std::cmp::Reverse(row[1].as_i64().unwrap_or(i64::MIN)),
         )
     };
-    page.sort_by(|a, b| {
+    rows.sort_by(|a, b| {
         key(a)
             .partial_cmp(&key(b))
             .unwrap_or(std::cmp::Ordering::Equal)
     });
-    page.truncate(usize::try_from(keep).unwrap_or(usize::MAX));
-    page
+}
+
+/// A candidate of a search's window (a row of [`SEARCH_SQL`]).
+struct Candidate {
+    id: i64,
+    rank: f64,
+    /// `None` when the window read no message rows (see `?13`).
+    created_at: Option<i64>,
+}
+
+/// The page of a search not grouped by session, kept as its window's
+/// candidates are read: the `keep` newest with `recent`; with `relevance`
+/// every candidate ranked at least as well as the `keep`-th best, whose
+/// ties are then told apart by the time of their rows. It holds a few
+/// times `keep` candidates (plus ties) whatever the window's size.
+struct Page {
+    order: Order,
+    keep: usize,
+    kept: Vec<Candidate>,
+    /// How many candidates `kept` may hold before it is cut back.
+    room: usize,
+    /// With `relevance`, the worst rank the page can still hold.
+    worst: f64,
+    /// How many candidates the window read, and its oldest message id.
+    read: i64,
+    oldest: Option<i64>,
+}
+
+impl Page {
+    fn new(order: Order, keep: i64) -> Page {
+        let keep = usize::try_from(keep).unwrap_or(1).max(1);
+        Page {
+            order,
+            keep,
+            kept: Vec::new(),
+            room: Self::room_for(keep, 0),
+            worst: f64::INFINITY,
+            read: 0,
+            oldest: None,
+        }
+    }
+
+    /// Room for `held` candidates after a cut and as many again, so that
+    /// cutting costs a constant time per candidate read.
+    fn room_for(keep: usize, held: usize) -> usize {
+        (2 * held).max(2 * keep).max(64)
+    }
+
+    /// Reads one row of [`SEARCH_SQL`] (`id, rank, created_at`).
+    fn add(&mut self, row: &[Value]) {
+        let Some(id) = row[0].as_i64() else {
+            return;
+        };
+        self.read += 1;
+        self.oldest = Some(self.oldest.map_or(id, |oldest| oldest.min(id)));
+        let rank = row[1].as_f64().unwrap_or(f64::INFINITY);
+        if rank > self.worst {
+            return;
+        }
+        self.kept.push(Candidate {
+            id,
+            rank,
+            created_at: row[2].as_i64(),
+        });
+        if self.kept.len() >= self.room {
+            self.cut();
+        }
+    }
+
+    /// Drops the candidates that cannot be on the page.
+    fn cut(&mut self) {
+        if self.kept.len() > self.keep {
+            match self.order {
+                Order::Recent => {
+                    let newest = |c: &Candidate| std::cmp::Reverse((c.created_at, c.id));
+                    self.kept.select_nth_unstable_by_key(self.keep - 1, newest);
+                    self.kept.truncate(self.keep);
+                }
+                Order::Relevance => {
+                    let by_rank = |a: &Candidate, b: &Candidate| a.rank.total_cmp(&b.rank);
+                    self.kept.select_nth_unstable_by(self.keep - 1, by_rank);
+                    self.worst = self.kept[self.keep - 1].rank;
+                    let worst = self.worst;
+                    self.kept.retain(|c| c.rank <= worst);
+                }
+            }
+        }
+        self.room = Self::room_for(self.keep, self.kept.len());
+    }
+
+    /// The page's rows in the columns of the search statement (those of
+    /// `sql/search_grouped.sql`), best first, at most `keep`; a message
+    /// deleted since its candidate was read is left out.
+    fn rows(mut self, db: &dyn Connection) -> Result<Vec<Vec<Value>>> {
+        self.cut();
+        let mut rows = Vec::with_capacity(self.kept.len());
+        for candidate in &self.kept {
+            // session_key, id, message_id, role, created_at, content
+            let Some(mut row) = db.query(HIT_SQL, &[candidate.id.into()])?.pop() else {
+                continue;
+            };
+            row.insert(5, Value::Real(candidate.rank));
+            row.extend([
+                Value::Integer(self.read),
+                self.oldest.map_or(Value::Null, Value::Integer),
+                Value::Null,
+            ]);
+            rows.push(row);
+        }
+        sort_rows(&mut rows, self.order);
+        rows.truncate(self.keep);
+        Ok(rows)
+    }
 }
 
 /// The rows of the best any-term matches that are not among `found` (nor,

@@ -5,7 +5,7 @@
 //! directly.
 
 use crate::kept::{KeptStatements, KEEPER_TABLE};
-use session_search_engine::db::{Connection, SqlError, Value};
+use session_search_engine::db::{Connection, Held, ReadHold, SqlError, Value, HOLD_READ_SQL};
 use session_search_engine::drain;
 use session_search_engine::fts5::{Fts5Api, Routines};
 use sqlite3ext_sys::{sqlite3, sqlite3_api_routines, sqlite3_context, sqlite3_stmt, sqlite3_value};
@@ -289,16 +289,15 @@ impl RawConnection {
         Ok(())
     }
 
-    /// Steps `stmt` to the end, collecting its rows.
-    fn run(&self, stmt: &Statement) -> Result<Vec<Vec<Value>>, SqlError> {
-        let mut rows = Vec::new();
+    /// Steps `stmt` to the end, handing each row to `each`.
+    fn run(&self, stmt: &Statement, each: &mut dyn FnMut(Vec<Value>)) -> Result<(), SqlError> {
         loop {
             // SAFETY: `stmt` is live.
             match unsafe { sqlite!(step(stmt.0)) } {
                 SQLITE_ROW => {
                     // SAFETY: a row is available, so its columns are readable.
                     let columns = unsafe { sqlite!(column_count(stmt.0)) };
-                    rows.push(
+                    each(
                         (0..columns)
                             // SAFETY: as above; the column value is used before
                             // the next step.
@@ -306,7 +305,7 @@ impl RawConnection {
                             .collect(),
                     );
                 }
-                SQLITE_DONE => return Ok(rows),
+                SQLITE_DONE => return Ok(()),
                 _ => return Err(self.error()),
             }
         }
@@ -374,16 +373,61 @@ impl Drop for OwnedConnection {
 }
 
 impl Connection for OwnedConnection {
+    fn hold_read(&self) -> ReadHold<'_> {
+        self.0.hold_read()
+    }
+
     fn execute_batch(&self, sql: &str) -> Result<(), SqlError> {
         self.0.execute_batch(sql)
     }
 
-    fn query(&self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, SqlError> {
-        self.0.query(sql, params)
+    fn query_each(
+        &self,
+        sql: &str,
+        params: &[Value],
+        each: &mut dyn FnMut(Vec<Value>),
+    ) -> Result<(), SqlError> {
+        self.0.query_each(sql, params, each)
+    }
+}
+
+/// The statement of a [`RawConnection::hold_read`], reset and kept when
+/// dropped.
+struct HeldRead<'c> {
+    conn: &'c RawConnection,
+    stmt: Option<Statement>,
+}
+
+impl Held for HeldRead<'_> {}
+
+impl Drop for HeldRead<'_> {
+    fn drop(&mut self) {
+        if let Some(stmt) = self.stmt.take() {
+            self.conn.keep(HOLD_READ_SQL, stmt);
+        }
     }
 }
 
 impl Connection for RawConnection {
+    /// Steps [`HOLD_READ_SQL`] to its first row; nothing is held when it
+    /// has none or fails (each statement then reads on its own).
+    fn hold_read(&self) -> ReadHold<'_> {
+        let Ok(stmt) = self.statement(HOLD_READ_SQL) else {
+            return ReadHold::none();
+        };
+        // SAFETY: `stmt` is live and not running elsewhere.
+        let rc = unsafe { sqlite!(step(stmt.0)) };
+        let held = HeldRead {
+            conn: self,
+            stmt: Some(stmt),
+        };
+        if rc == SQLITE_ROW {
+            ReadHold::new(held)
+        } else {
+            ReadHold::none()
+        }
+    }
+
     /// Starts a drain for a file database opened read-write, when this
     /// SQLite may be used from several threads.
     fn reconcile_elsewhere(&self) -> bool {
@@ -408,20 +452,27 @@ impl Connection for RawConnection {
         while !rest.trim().is_empty() {
             let (stmt, tail) = self.prepare(rest)?;
             if !stmt.0.is_null() {
-                self.run(&stmt)?;
+                self.run(&stmt, &mut |_| {})?;
             }
             rest = tail;
         }
         Ok(())
     }
 
-    fn query(&self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, SqlError> {
+    fn query_each(
+        &self,
+        sql: &str,
+        params: &[Value],
+        each: &mut dyn FnMut(Vec<Value>),
+    ) -> Result<(), SqlError> {
         let stmt = self.statement(sql)?;
         if stmt.0.is_null() {
-            return Ok(Vec::new());
+            return Ok(());
         }
-        let rows = self.bind(&stmt, params).and_then(|()| self.run(&stmt));
+        let done = self
+            .bind(&stmt, params)
+            .and_then(|()| self.run(&stmt, each));
         self.keep(sql, stmt);
-        rows
+        done
     }
 }

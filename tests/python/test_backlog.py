@@ -159,6 +159,28 @@ class BacklogTest(unittest.TestCase):
         search(conn, "archived")
         self.assertLess(pending(self.path), before)
 
+    def test_reads_hold_no_lock_once_they_return(self):
+        # Each read function keeps one read transaction across its
+        # statements; with a rollback journal a read lock left behind would
+        # stop another connection's commit (busy timeout 0) after it.
+        conn = adopted_backlog(self.path, journal="delete", rows=200)
+        self.assertEqual(json.loads(value(conn, "SELECT sessions_reconcile(1000)"))["pending"], 0)
+        other = connect(self.path)
+        other.execute("PRAGMA busy_timeout = 0")
+        reads = (
+            ("SELECT sessions_search('archived', ?)", json.dumps({"caller": "s0", "visibility": "all"})),
+            ("SELECT sessions_search('archived', ?)", json.dumps({"caller": "s0", "order": "recent"})),
+            ("SELECT sessions_history('s0', ?)", json.dumps({"caller": "s0"})),
+            ("SELECT sessions_list(?)", json.dumps({"caller": "s0", "visibility": "all"})),
+        )
+        for i, (sql, options) in enumerate(reads):
+            with self.subTest(sql=sql, options=options):
+                value(conn, sql, (options,))
+                other.execute("INSERT INTO messages(session_key, role, content, created_at)"
+                              " VALUES ('s1', 'user', ?, ?)", (f"written after read {i}", 1_000 + i))
+        self.assertEqual([hit["id"] for hit in search(conn, '"written after read 3"')["results"]], [204])
+        other.close()
+
     def test_reconcile_waits_as_long_as_the_busy_timeout_says(self):
         conn = adopted_backlog(self.path, rows=2_000)
         conn.execute("PRAGMA busy_timeout = 5000")

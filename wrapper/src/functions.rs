@@ -4,7 +4,7 @@
 use crate::kept::{register_keeper, KeptStatements};
 use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::{Value as SqlValue, ValueRef};
-use session_search_engine::db::{Connection, SqlError, Value};
+use session_search_engine::db::{Connection, Held, ReadHold, SqlError, Value, HOLD_READ_SQL};
 use session_search_engine::drain;
 use session_search_engine::sql_functions::{Function, FUNCTIONS};
 use std::sync::Arc;
@@ -31,8 +31,13 @@ impl Connection for DrainConnection {
         Rusqlite::new(&self.0, false).execute_batch(sql)
     }
 
-    fn query(&self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, SqlError> {
-        Rusqlite::new(&self.0, false).query(sql, params)
+    fn query_each(
+        &self,
+        sql: &str,
+        params: &[Value],
+        each: &mut dyn FnMut(Vec<Value>),
+    ) -> Result<(), SqlError> {
+        Rusqlite::new(&self.0, false).query_each(sql, params, each)
     }
 }
 
@@ -66,28 +71,79 @@ fn to_sql(value: &Value) -> SqlValue {
     }
 }
 
+/// A statement of [`HOLD_READ_SQL`] resting on its first row, finalized
+/// (ending the hold) when dropped.
+struct HeldRead(*mut rusqlite::ffi::sqlite3_stmt);
+
+impl Held for HeldRead {}
+
+impl Drop for HeldRead {
+    fn drop(&mut self) {
+        // SAFETY: the statement was prepared by `hold_read` and is
+        // finalized once, here.
+        unsafe { rusqlite::ffi::sqlite3_finalize(self.0) };
+    }
+}
+
 impl Connection for Rusqlite<'_> {
+    /// Steps [`HOLD_READ_SQL`] to its first row; nothing is held when it
+    /// has none or fails. (Through ffi: a rusqlite statement resting on a
+    /// row borrows the statement, which the hold would then have to own.)
+    fn hold_read(&self) -> ReadHold<'_> {
+        let sql = std::ffi::CString::new(HOLD_READ_SQL).unwrap_or_default();
+        let mut stmt = std::ptr::null_mut();
+        // SAFETY: the handle is this open connection's, `sql` is
+        // NUL-terminated, and SQLite writes the statement (or null) into
+        // `stmt`; a statement that is not left resting on a row is
+        // finalized at once by dropping its `HeldRead`.
+        unsafe {
+            let db = self.conn.handle();
+            if rusqlite::ffi::sqlite3_prepare_v2(
+                db,
+                sql.as_ptr(),
+                -1,
+                &mut stmt,
+                std::ptr::null_mut(),
+            ) != rusqlite::ffi::SQLITE_OK
+                || stmt.is_null()
+            {
+                rusqlite::ffi::sqlite3_finalize(stmt);
+                return ReadHold::none();
+            }
+            let held = HeldRead(stmt);
+            if rusqlite::ffi::sqlite3_step(stmt) == rusqlite::ffi::SQLITE_ROW {
+                ReadHold::new(held)
+            } else {
+                ReadHold::none()
+            }
+        }
+    }
+
     fn execute_batch(&self, sql: &str) -> Result<(), SqlError> {
         self.conn.execute_batch(sql).map_err(sql_error)
     }
 
-    fn query(&self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, SqlError> {
+    fn query_each(
+        &self,
+        sql: &str,
+        params: &[Value],
+        each: &mut dyn FnMut(Vec<Value>),
+    ) -> Result<(), SqlError> {
         let mut stmt = self.conn.prepare_cached(sql).map_err(sql_error)?;
         let columns = stmt.column_count();
         let params: Vec<SqlValue> = params.iter().map(to_sql).collect();
         let mut rows = stmt
             .query(rusqlite::params_from_iter(params))
             .map_err(sql_error)?;
-        let mut out = Vec::new();
         while let Some(row) = rows.next().map_err(sql_error)? {
-            out.push(
+            each(
                 (0..columns)
                     .map(|i| row.get_ref(i).map(from_sql))
                     .collect::<Result<_, _>>()
                     .map_err(sql_error)?,
             );
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Starts a drain for a file database opened read-write, unless this

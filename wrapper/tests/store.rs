@@ -740,3 +740,45 @@ fn statements_kept_between_calls_never_stop_a_connection_from_closing() {
         conn.close().map_err(|(_, e)| e).unwrap();
     }
 }
+
+#[test]
+fn reads_hold_no_lock_once_they_return() {
+    // Each read function keeps one read transaction across its statements;
+    // with a rollback journal a read lock left behind would stop another
+    // connection's commit (busy timeout 0) after it.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sessions.db");
+    let conn = session_search::open(&path).unwrap();
+    conn.pragma_update(None, "journal_mode", "delete").unwrap();
+    conn.query_row("SELECT sessions_init()", [], |_| Ok(()))
+        .unwrap();
+    conn.execute(
+        "INSERT INTO sessions(session_key, agent_id, created_at) VALUES ('s', 'main', 1)",
+        [],
+    )
+    .unwrap();
+    let other = session_search::open(&path).unwrap();
+    other.busy_timeout(std::time::Duration::ZERO).unwrap();
+    let reads = [
+        (
+            "SELECT sessions_search('note', ?1)",
+            r#"{"caller": "s", "visibility": "all"}"#,
+        ),
+        (
+            "SELECT sessions_search('note', ?1)",
+            r#"{"caller": "s", "order": "recent"}"#,
+        ),
+        ("SELECT sessions_history('s', ?1)", r#"{"caller": "s"}"#),
+        ("SELECT sessions_list(?1)", r#"{"caller": "s"}"#),
+    ];
+    for (i, (sql, options)) in reads.into_iter().enumerate() {
+        let answer: String = conn.query_row(sql, [options], |row| row.get(0)).unwrap();
+        assert!(answer.starts_with('{'), "{sql}: {answer}");
+        other
+            .execute(
+                "INSERT INTO messages(session_key, role, content, created_at) VALUES ('s', 'user', ?1, 2)",
+                [format!("note written after read {i}")],
+            )
+            .unwrap_or_else(|e| panic!("a write after {sql} {options}: {e}"));
+    }
+}
