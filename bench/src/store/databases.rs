@@ -111,7 +111,8 @@ pub enum Database {
 
 impl Database {
     /// Creates a new database of `variant` at `path`, in WAL mode with
-    /// `synchronous = NORMAL`.
+    /// `synchronous = NORMAL` and `temp_store = MEMORY` (which the
+    /// wrapper's stores have anyway), the same for every variant.
     ///
     /// # Errors
     ///
@@ -132,9 +133,9 @@ impl Database {
                 Database::Store(store)
             }
         };
-        database
-            .connection()
-            .execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")?;
+        database.connection().execute_batch(
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;",
+        )?;
         Ok(database)
     }
 

@@ -25,7 +25,7 @@ pub fn header(scale: f64) {
     );
     println!(
         "\
-Every database is a new file in a temp dir with journal_mode=WAL and synchronous=NORMAL.
+Every database is a new file in a temp dir with journal_mode=WAL, synchronous=NORMAL and temp_store=MEMORY.
 Messages are the english corpus' text; roles 40% user, 40% assistant, 20% tool
 (session-search stores tool text without indexing it; so does the openclaw-style trigger).
   append     wall clock of appending every message, round-robin over the sessions, with
