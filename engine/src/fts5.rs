@@ -10,6 +10,7 @@
 //! <https://sqlite.org/fts5.html#custom_tokenizers> and
 //! <https://sqlite.org/fts5.html#custom_auxiliary_functions>.
 
+use crate::pairs;
 use crate::rank::{estimate_hits, Bm25, RankTotals};
 use crate::scope::{self, SCOPE_MARKER};
 use crate::tiers;
@@ -283,7 +284,8 @@ unsafe extern "C" fn x_tokenize(
             } else if flags & FTS5_TOKENIZE_DOCUMENT != 0 {
                 tiers::tokenize_document(tokenizer, bytes, &mut emit)
             } else if flags & FTS5_TOKENIZE_QUERY != 0
-                && tiers::tokenize_query_marker(tokenizer, bytes, &mut |t| emit(t, false))?
+                && (tiers::tokenize_query_marker(tokenizer, bytes, &mut |t| emit(t, false))?
+                    || pairs::tokenize_query_pairs(tokenizer, bytes, &mut |t| emit(t, false))?)
             {
                 Ok(())
             } else {

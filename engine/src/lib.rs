@@ -21,6 +21,7 @@ pub mod excerpt;
 pub mod fts5;
 pub mod history;
 pub mod list;
+pub mod pairs;
 pub mod query;
 pub mod rank;
 pub mod redact;

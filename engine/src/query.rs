@@ -10,6 +10,7 @@
 //! unbalanced quotes are all just text. Terms with no letters or digits are
 //! dropped.
 
+use crate::pairs;
 use crate::tiers;
 use crate::tokenizer::{Options, Tokenizer};
 use std::collections::VecDeque;
@@ -281,11 +282,22 @@ impl Query {
         Ok(Query { terms, clauses })
     }
 
-    /// A term as an FTS5 string, `*` after a prefix.
+    /// A term as an FTS5 string, `*` after a prefix; a phrase with a common
+    /// word that another word follows (not a prefix) is matched with pair
+    /// tokens (see [`pairs`]).
     fn fts5_term(&self, index: usize) -> String {
         let term = &self.terms[index];
-        let star = if term.prefix { "*" } else { "" };
-        format!("\"{}\"{star}", term.text)
+        let pairs = term
+            .tokens
+            .split_last()
+            .is_some_and(|(_, leading)| leading.iter().any(|token| pairs::is_common(token)));
+        if term.prefix {
+            format!("\"{}\"*", term.text)
+        } else if pairs {
+            format!("\"{}\"", pairs::query_string(&term.text))
+        } else {
+            format!("\"{}\"", term.text)
+        }
     }
 
     /// The FTS5 `MATCH` expression: every term as a quoted string, `*` after
@@ -523,6 +535,17 @@ mod tests {
             q.fts5_expression(Some("t6162")),
             r#"{text} : ("deploy" AND "staging box") AND {scope} : "t6162""#
         );
+    }
+
+    #[test]
+    fn phrases_with_a_common_word_before_another_are_matched_with_pairs() {
+        assert_eq!(
+            expression(r#""fix the error" "the""#),
+            format!(r#""{}" AND "the""#, pairs::query_string("fix the error"))
+        );
+        assert_eq!(expression(r#""fix the""#), r#""fix the""#);
+        assert_eq!(expression(r#"the*"#), r#""the"*"#);
+        assert_eq!(expression(r#"fix.the.err*"#), r#""fix.the.err"*"#);
     }
 
     #[test]

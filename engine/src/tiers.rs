@@ -16,6 +16,7 @@
 //! deleting or re-indexing it removes exactly what was written, on every
 //! replica.
 
+use crate::pairs;
 use crate::rank::{B, K1};
 use crate::tokenizer::{Token, Tokenizer, RUN_BOUNDARY};
 use foldhash::fast::RandomState;
@@ -86,10 +87,11 @@ pub fn bound(floor: f64, average: f64) -> f64 {
         .fold(limit, f64::max)
 }
 
-/// Tokenizes a document as `tokenizer` does and adds the tier markers:
-/// `emit` gets each token with `false`, then, colocated with the last
-/// token, the marker of each word whose weight reaches a tier, in the order
-/// the words first occur. A marker's position matters to no query, and only
+/// Tokenizes a document as `tokenizer` does, with its pair tokens (see
+/// [`pairs`]), and adds the tier markers: `emit` gets each token with
+/// `false` and each pair token with `true` (colocated with the token
+/// before), then, colocated with the last token, the marker of each word
+/// whose weight reaches a tier, in the order the words first occur. A marker's position matters to no query, and only
 /// the distinct words are kept meanwhile, so a document costs memory for
 /// its vocabulary, not for its tokens.
 pub fn tokenize_document<E>(
@@ -103,8 +105,11 @@ pub fn tokenize_document<E>(
     let mut counts: HashMap<Box<str>, (usize, u32), RandomState> = HashMap::default();
     let mut length = 0;
     let mut last = None;
-    tokenizer.tokenize(text, &mut |token| {
-        emit(token, false)?;
+    pairs::tokenize_with_pairs(tokenizer, text, &mut |token, pair| {
+        emit(token, pair)?;
+        if pair {
+            return Ok(());
+        }
         length += 1;
         last = Some((token.start, token.end));
         if token.text != RUN_BOUNDARY {

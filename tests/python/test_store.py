@@ -136,7 +136,7 @@ class InitTest(StoreTestCase):
         self.assertEqual(first, second)
         self.assertEqual(
             first,
-            {"schema_version": 10, "tokenizer_version": 6, "redaction_version": 1,
+            {"schema_version": 10, "tokenizer_version": 7, "redaction_version": 1,
              "redaction_patterns": 0, "messages": 0, "indexed": 0, "pending": 0,
              "indexing": "immediate"},
         )

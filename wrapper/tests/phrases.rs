@@ -1,0 +1,119 @@
+//! Quoted phrases through `Store::search` on random messages full of common
+//! words: a phrase finds exactly the messages whose tokens hold the
+//! phrase's tokens consecutively, whether or not it is matched with pair
+//! tokens (a common word followed by another word), at any case, across
+//! punctuation and next to CJK text.
+
+use proptest::prelude::*;
+use proptest::test_runner::Config;
+use session_search::tokenizer::{Options, Tokenizer};
+use session_search::{NewMessage, NewSession, Role, SearchRequest, Store, Visibility};
+use std::collections::BTreeSet;
+
+/// Common English words (several with pair tokens), other words, case
+/// variants and CJK characters.
+const WORDS: &[&str] = &[
+    "the", "The", "THE", "a", "to", "of", "it", "is", "in", "and", "you", "deploy", "error",
+    "staging", "fix", "now", "café", "them", "tea", "東", "京",
+];
+
+const SEPARATORS: &[&str] = &[" ", " ", " ", ", ", ". ", "\n", "-", "/", ""];
+
+const SESSION: &str = "agent:main:cli:1";
+
+fn message() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        (
+            prop::sample::select(WORDS),
+            prop::sample::select(SEPARATORS),
+        ),
+        1..14,
+    )
+    .prop_map(|words| {
+        words
+            .into_iter()
+            .map(|(word, separator)| format!("{word}{separator}"))
+            .collect()
+    })
+}
+
+fn tokens(text: &str) -> Vec<(String, usize, usize)> {
+    Tokenizer::new(Options {
+        remove_diacritics: true,
+        cjk: true,
+    })
+    .tokens(text.as_bytes())
+}
+
+fn phrase_finds_exactly_its_messages(
+    messages: Vec<String>,
+    pick: (usize, usize, usize),
+) -> Result<(), TestCaseError> {
+    let store = Store::open_in_memory().unwrap();
+    store
+        .create_session(&NewSession {
+            session_key: SESSION.into(),
+            agent_id: "main".into(),
+            spawned_by: None,
+            created_at: 1,
+        })
+        .unwrap();
+    let mut ids = Vec::new();
+    for (n, content) in messages.iter().enumerate() {
+        let id = store
+            .append(&NewMessage {
+                session_key: SESSION.into(),
+                parent_id: None,
+                role: Role::User,
+                content: content.clone(),
+                created_at: n as i64,
+                message_id: None,
+            })
+            .unwrap();
+        ids.push(id);
+    }
+    // A run of 2 to 4 consecutive tokens of one message, as its text.
+    let source = &messages[pick.0 % messages.len()];
+    let source_tokens = tokens(source);
+    let length = 2 + pick.2 % 3;
+    if source_tokens.len() < length {
+        return Ok(());
+    }
+    let first = pick.1 % (source_tokens.len() - length + 1);
+    let phrase = &source[source_tokens[first].1..source_tokens[first + length - 1].2];
+    let wanted: Vec<String> = tokens(phrase).into_iter().map(|(t, ..)| t).collect();
+    let expected: BTreeSet<i64> = messages
+        .iter()
+        .zip(&ids)
+        .filter(|(text, _)| {
+            let have: Vec<String> = tokens(text).into_iter().map(|(t, ..)| t).collect();
+            have.windows(wanted.len()).any(|w| w == wanted.as_slice())
+        })
+        .map(|(_, &id)| id)
+        .collect();
+    let mut request = SearchRequest::new(format!("\"{phrase}\""), SESSION);
+    request.options.visibility = Visibility::All;
+    request.options.limit = Some(25);
+    let found: BTreeSet<i64> = store
+        .search(&request)
+        .unwrap()
+        .results
+        .into_iter()
+        .filter(|hit| !hit.partial)
+        .map(|hit| hit.id)
+        .collect();
+    prop_assert_eq!(found, expected, "phrase {:?}", phrase);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(Config::with_cases(200))]
+
+    #[test]
+    fn a_phrase_finds_exactly_the_messages_that_hold_it(
+        messages in prop::collection::vec(message(), 1..20),
+        pick in (any::<usize>(), any::<usize>(), any::<usize>()),
+    ) {
+        phrase_finds_exactly_its_messages(messages, pick)?;
+    }
+}
