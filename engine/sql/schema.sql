@@ -113,12 +113,14 @@ CREATE VIEW IF NOT EXISTS session_search_text(id, text, scope) AS
   LEFT JOIN session_search_scopes sc ON sc.session_key = m.session_key
   WHERE n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
 
+-- `markers 1`: the text also gets the tokens searches read (tier markers,
+-- pair tokens) and the scope column its colocated words.
 CREATE VIRTUAL TABLE IF NOT EXISTS session_search_fts USING fts5(
   text,
   scope,
   content = 'session_search_text',
   content_rowid = 'id',
-  tokenize = 'sessions cjk 1'
+  tokenize = 'sessions cjk 1 markers 1'
 );
 
 -- Every session gets its scope (adoption, and the upgrade from version 1).

@@ -1,7 +1,8 @@
 -- Upgrade from an older schema version, before tables.sql and schema.sql
 -- run. The index changed in every version since 1 (version 2 added the
 -- scope column, version 3 made the rowid ~ the message id, version 4 holds
--- redacted text and its view passes the redaction settings), so it is
+-- redacted text and its view passes the redaction settings, version 11
+-- gives its tokenizer `markers 1`), so it is
 -- dropped and recreated by schema.sql, and a new generation makes every
 -- message backlog that reconciliation indexes again. Until it has, searches
 -- answer with what is re-indexed and `indexing: true`.

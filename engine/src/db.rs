@@ -151,7 +151,7 @@ impl std::error::Error for SqlError {}
 
 /// A statement that keeps the main database's read transaction open while
 /// it rests on its first row (see [`Connection::hold_read`]).
-pub const HOLD_READ_SQL: &str = "SELECT 1 FROM sqlite_schema";
+pub const HOLD_READ_SQL: &str = "SELECT 1 FROM sqlite_master";
 
 /// The read transaction of [`Connection::hold_read`], ended when dropped.
 pub struct ReadHold<'c> {

@@ -235,7 +235,9 @@ unsafe extern "C" fn x_delete(tokenizer: *mut Fts5Tokenizer) {
 
 /// `xTokenize`: runs the tokenizer and forwards every token to `x_token`,
 /// returning at once any code other than `SQLITE_OK` that it gives.
-/// Documents and queries are tokenized alike, so the FTS5 flags are unused.
+/// Documents and queries are tokenized alike; with `markers 1`, documents
+/// also get their scope column's colocated words, tier markers and pair
+/// tokens, and queries may ask for markers and pairs.
 unsafe extern "C" fn x_tokenize(
     tokenizer: *mut Fts5Tokenizer,
     ctx: *mut c_void,
@@ -278,12 +280,15 @@ unsafe extern "C" fn x_tokenize(
                 Err(rc)
             }
         };
+        let markers = instance.options.markers;
+        let document = markers && flags & FTS5_TOKENIZE_DOCUMENT != 0;
+        let query = markers && flags & FTS5_TOKENIZE_QUERY != 0;
         let mut run = |tokenizer: &mut Tokenizer| {
-            if flags & FTS5_TOKENIZE_DOCUMENT != 0 && bytes.starts_with(SCOPE_MARKER.as_bytes()) {
+            if document && bytes.starts_with(SCOPE_MARKER.as_bytes()) {
                 scope::tokenize_scope(tokenizer, bytes, &mut emit)
-            } else if flags & FTS5_TOKENIZE_DOCUMENT != 0 {
+            } else if document {
                 tiers::tokenize_document(tokenizer, bytes, &mut emit)
-            } else if flags & FTS5_TOKENIZE_QUERY != 0
+            } else if query
                 && (tiers::tokenize_query_marker(tokenizer, bytes, &mut |t| emit(t, false))?
                     || pairs::tokenize_query_pairs(tokenizer, bytes, &mut |t| emit(t, false))?)
             {

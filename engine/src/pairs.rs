@@ -149,6 +149,7 @@ mod tests {
         Tokenizer::new(Options {
             remove_diacritics: true,
             cjk: true,
+            markers: false,
         })
     }
 

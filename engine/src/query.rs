@@ -21,10 +21,11 @@ use std::ops::{ControlFlow, Range};
 pub const MAX_QUERY_CHARS: usize = 4096;
 
 /// The tokenizer options of the index the queries run against
-/// (`tokenize = 'sessions cjk 1'` in `sql/schema.sql`).
+/// (`tokenize = 'sessions cjk 1 markers 1'` in `sql/schema.sql`).
 pub const INDEX_OPTIONS: Options = Options {
     remove_diacritics: true,
     cjk: true,
+    markers: true,
 };
 
 /// A query that cannot be run.

@@ -10,7 +10,7 @@ use crate::tokenizer::TOKENIZER_VERSION;
 use serde::{Deserialize, Serialize};
 
 /// The schema version this build creates and understands.
-pub const SCHEMA_VERSION: i64 = 10;
+pub const SCHEMA_VERSION: i64 = 11;
 
 /// The public tables `sessions` and `messages` with their indexes, as
 /// `sessions_init()` creates them.
@@ -290,7 +290,7 @@ fn migrate(db: &dyn Connection) -> Result<()> {
                 Settings::current(Vec::new()).to_json().as_str().into(),
             )?;
         }
-        1..=9 => {
+        1..=10 => {
             if version <= 8 {
                 if version <= 3 {
                     db.execute_batch(UPGRADE_SQL)?;
@@ -313,6 +313,13 @@ fn migrate(db: &dyn Connection) -> Result<()> {
                     start_rebuild(db)?;
                     db.execute_batch("DELETE FROM session_search_scopes")?;
                 }
+            }
+            // Version 11 gives the index's tokenizer `markers 1`, which
+            // only it needs: the index is dropped, and schema.sql creates it
+            // again, empty, for reconciliation to fill (before version 4
+            // UPGRADE_SQL ran above).
+            if version >= 4 {
+                db.execute_batch(UPGRADE_SQL)?;
             }
             // Version 10 adds the time blocks of `order: recent`, which
             // schema.sql fills.

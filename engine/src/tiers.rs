@@ -191,6 +191,7 @@ mod tests {
         let mut tokenizer = Tokenizer::new(Options {
             remove_diacritics: true,
             cjk: true,
+            markers: false,
         });
         let mut out = Vec::new();
         tokenize_document::<()>(&mut tokenizer, text.as_bytes(), &mut |t, colocated| {

@@ -136,7 +136,7 @@ class InitTest(StoreTestCase):
         self.assertEqual(first, second)
         self.assertEqual(
             first,
-            {"schema_version": 10, "tokenizer_version": 7, "redaction_version": 1,
+            {"schema_version": 11, "tokenizer_version": 7, "redaction_version": 1,
              "redaction_patterns": 0, "messages": 0, "indexed": 0, "pending": 0,
              "indexing": "immediate"},
         )
@@ -181,7 +181,7 @@ class InitTest(StoreTestCase):
             time.sleep(0.6)
             writer.execute("COMMIT")
             waiting.join()
-            self.assertEqual(outcome[5000], 10)
+            self.assertEqual(outcome[5000], 11)
             writer.close()
 
     def test_functions_refuse_to_run_before_init(self):
@@ -215,7 +215,7 @@ class InitTest(StoreTestCase):
                 init = json.loads(value(conn, "SELECT sessions_init()"))
                 # Version 9 marks the scopes: the index is rebuilt, and a
                 # search indexes the backlog it finds.
-                self.assertEqual((init["schema_version"], init["indexed"], init["pending"]), (10, 0, 1))
+                self.assertEqual((init["schema_version"], init["indexed"], init["pending"]), (11, 0, 1))
                 view = value(conn, "SELECT sql FROM sqlite_master WHERE name = 'session_search_scope_of'")
                 self.assertIn("WHERE top.n - up.n <= 3 OR", view)
                 self.assertEqual(value(conn, "SELECT unicode(scope) FROM session_search_scopes"), 0xE001)
@@ -227,8 +227,8 @@ class InitTest(StoreTestCase):
 
     def test_newer_schema_version_is_refused(self):
         conn = store()
-        conn.execute("UPDATE session_search_meta SET value = 11 WHERE key = 'schema_version'")
-        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 11", "upgrade")
+        conn.execute("UPDATE session_search_meta SET value = 12 WHERE key = 'schema_version'")
+        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 12", "upgrade")
 
     def test_version_9_gains_the_time_blocks_of_recent(self):
         conn = store()
@@ -238,10 +238,38 @@ class InitTest(StoreTestCase):
         conn.execute("DROP TABLE session_search_time_blocks")
         conn.execute("UPDATE session_search_meta SET value = 9 WHERE key = 'schema_version'")
         init = json.loads(value(conn, "SELECT sessions_init()"))
-        self.assertEqual((init["schema_version"], init["pending"]), (10, 0))
+        # Version 11 rebuilds the index (below).
+        self.assertEqual((init["schema_version"], init["pending"]), (11, 600))
         blocks = conn.execute("SELECT block, newest FROM session_search_time_blocks ORDER BY block").fetchall()
         self.assertEqual(blocks, [(0, 1254), (1, 1510), (2, 1599)])
         self.assertEqual(found(conn, "entry", "s", order="recent", limit=3), [598, 599, 600])
+
+    def test_version_10_gives_the_index_its_markers_and_rebuilds_it(self):
+        conn = store()
+        session(conn, "s")
+        say(conn, "s", "user", "we fixed the error in the deploy", 1)
+        say(conn, "s", "user", "the deploy error is back", 2)
+        # Version 10's index: the tokenizer without its markers.
+        conn.execute("DROP TABLE session_search_fts")
+        conn.execute("CREATE VIRTUAL TABLE session_search_fts USING fts5(text, scope,"
+                     " content = 'session_search_text', content_rowid = 'id', tokenize = 'sessions cjk 1')")
+        conn.execute("UPDATE session_search_meta SET value = 10 WHERE key = 'schema_version'")
+        init = json.loads(value(conn, "SELECT sessions_init()"))
+        self.assertEqual((init["schema_version"], init["indexed"], init["pending"]), (11, 0, 2))
+        self.assertIn("markers 1", value(conn, "SELECT sql FROM sqlite_master WHERE name = 'session_search_fts'"))
+        self.assertEqual(json.loads(value(conn, "SELECT sessions_reconcile(10)"))["pending"], 0)
+        self.assertEqual(found(conn, '"the error"', "s"), [1])
+        self.assertEqual(found(conn, '"the deploy"', "s"), [1, 2])
+        self.assertEqual(found(conn, '"error is"', "s"), [2])
+
+    def test_a_table_of_the_host_gets_no_markers(self):
+        conn = connect()
+        conn.execute("CREATE VIRTUAL TABLE notes USING fts5(body, tokenize = 'sessions cjk 1')")
+        conn.execute("CREATE VIRTUAL TABLE notes_terms USING fts5vocab(notes, 'row')")
+        conn.execute("INSERT INTO notes(body) VALUES ('fix the error in the deploy')")
+        self.assertEqual([t for (t,) in conn.execute("SELECT term FROM notes_terms ORDER BY term")],
+                         ["deploy", "error", "fix", "in", "the"])
+        self.assertEqual(value(conn, """SELECT count(*) FROM notes WHERE notes MATCH '"the error"'"""), 1)
 
     def test_missing_column_is_named_and_nothing_is_created(self):
         conn = connect()

@@ -41,6 +41,7 @@ fn tokens(text: &str) -> Vec<(String, usize, usize)> {
     Tokenizer::new(Options {
         remove_diacritics: true,
         cjk: true,
+        markers: false,
     })
     .tokens(text.as_bytes())
 }

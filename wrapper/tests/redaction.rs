@@ -190,6 +190,7 @@ fn tokens(text: &str) -> Vec<String> {
     let options = Options {
         remove_diacritics: true,
         cjk: true,
+        markers: false,
     };
     let tokens = Tokenizer::new(options).tokens(text.as_bytes());
     tokens.into_iter().map(|(token, _, _)| token).collect()

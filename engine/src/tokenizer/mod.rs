@@ -78,6 +78,12 @@ pub struct Options {
     pub remove_diacritics: bool,
     /// `cjk 0|1`, default 0: index scripts written without spaces as n-grams.
     pub cjk: bool,
+    /// `markers 0|1`, default 0: documents also get the marker tokens that
+    /// `sessions_search` reads in its own index (impact tiers, see
+    /// [`crate::tiers`], and pair tokens, see [`crate::pairs`]), and queries
+    /// may ask for them. A table that only `MATCH` queries has no use for
+    /// them.
+    pub markers: bool,
 }
 
 impl Default for Options {
@@ -85,6 +91,7 @@ impl Default for Options {
         Options {
             remove_diacritics: true,
             cjk: false,
+            markers: false,
         }
     }
 }
@@ -110,7 +117,7 @@ impl fmt::Display for ArgumentError {
         match self {
             ArgumentError::Unknown(name) => write!(
                 f,
-                "sessions tokenizer: unknown argument '{name}' (expected remove_diacritics or cjk)"
+                "sessions tokenizer: unknown argument '{name}' (expected remove_diacritics, cjk or markers)"
             ),
             ArgumentError::InvalidValue { name, value } => write!(
                 f,
@@ -142,6 +149,7 @@ impl Options {
             let slot = match name {
                 "remove_diacritics" => &mut options.remove_diacritics,
                 "cjk" => &mut options.cjk,
+                "markers" => &mut options.markers,
                 _ => return Err(ArgumentError::Unknown(name.to_owned())),
             };
             *slot = match args.next() {

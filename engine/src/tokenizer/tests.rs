@@ -164,6 +164,7 @@ fn long_tokens_are_cut_at_a_char_boundary() {
     let tokens = Tokenizer::new(Options {
         remove_diacritics: false,
         cjk: false,
+        markers: false,
     })
     .tokens(long.as_bytes());
     assert_eq!(tokens.len(), 1);
