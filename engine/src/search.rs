@@ -16,8 +16,9 @@ use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 
-/// One search's window of candidates (see `sql/search_window.sql`), read
-/// into a [`Page`]; public so that the benchmark can show its query plan.
+/// One search's window of candidates (see `sql/search_window.sql`), whose
+/// rows the search keeps the page of as they come; public so that the
+/// benchmark can show its query plan.
 pub const SEARCH_SQL: &str = concat!(
     include_str!("../sql/visible.sql"),
     include_str!("../sql/search_window.sql"),
