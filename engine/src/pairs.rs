@@ -53,48 +53,51 @@ pub fn tokenize_with_pairs<E>(
     text: &[u8],
     emit: &mut dyn FnMut(Token<'_>, bool) -> Result<(), E>,
 ) -> Result<(), E> {
-    // The common word waiting for the token after it, and its span.
-    let mut waiting: Option<(String, usize, usize)> = None;
+    // The common word waiting for the token after it (its text is kept in
+    // `common`, reused), and the pair's text.
+    let mut waiting: Option<(usize, usize)> = None;
+    let mut common = String::new();
     let mut pair = String::new();
     tokenizer.tokenize(text, &mut |token| {
-        if let Some((common, start, end)) = waiting.take() {
-            emit(
-                Token {
-                    text: &common,
-                    start,
-                    end,
-                },
-                false,
-            )?;
-            if token.text != RUN_BOUNDARY {
-                push_pair(&mut pair, &common, token.text);
-                emit(
-                    Token {
-                        text: &pair,
-                        start,
-                        end,
-                    },
-                    true,
-                )?;
-            }
+        if let Some(span) = waiting.take() {
+            emit_waiting(&common, span, Some(token.text), &mut pair, emit)?;
         }
         if is_common(token.text) {
-            waiting = Some((token.text.to_owned(), token.start, token.end));
+            common.clear();
+            common.push_str(token.text);
+            waiting = Some((token.start, token.end));
             return Ok(());
         }
         emit(token, false)
     })?;
-    if let Some((common, start, end)) = waiting {
-        emit(
-            Token {
-                text: &common,
-                start,
-                end,
-            },
-            false,
-        )?;
+    match waiting {
+        Some(span) => emit_waiting(&common, span, None, &mut pair, emit),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// Emits the common word that waited for the token after it (`next`, none
+/// at the end of the text) and, unless that is a run boundary, their pair.
+fn emit_waiting<E>(
+    common: &str,
+    (start, end): (usize, usize),
+    next: Option<&str>,
+    pair: &mut String,
+    emit: &mut dyn FnMut(Token<'_>, bool) -> Result<(), E>,
+) -> Result<(), E> {
+    let word = Token {
+        text: common,
+        start,
+        end,
+    };
+    emit(word, false)?;
+    match next.filter(|next| *next != RUN_BOUNDARY) {
+        Some(next) => {
+            push_pair(pair, common, next);
+            emit(Token { text: pair, ..word }, true)
+        }
+        None => Ok(()),
+    }
 }
 
 /// In a query, a string that starts with the marker and [`PAIRS_TAG`]: its
