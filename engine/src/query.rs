@@ -11,6 +11,7 @@
 //! dropped.
 
 use crate::pairs;
+use crate::prefixes;
 use crate::tiers;
 use crate::tokenizer::{Options, Tokenizer};
 use std::collections::VecDeque;
@@ -283,21 +284,38 @@ impl Query {
         Ok(Query { terms, clauses })
     }
 
-    /// A term as an FTS5 string, `*` after a prefix; a phrase with a common
-    /// word that another word follows (not a prefix) is matched with pair
-    /// tokens (see [`pairs`]).
-    fn fts5_term(&self, index: usize) -> String {
+    /// A term as FTS5 strings, alternatives of one another: one, `*` after
+    /// a prefix, or for a one-word prefix of a length that has prefix tokens
+    /// those tokens' strings (see [`prefixes`]); a phrase with a common word
+    /// that another word follows (not a prefix) is matched with pair tokens
+    /// (see [`pairs`]).
+    fn fts5_phrases(&self, index: usize) -> Vec<String> {
         let term = &self.terms[index];
         let pairs = term
             .tokens
             .split_last()
             .is_some_and(|(_, leading)| leading.iter().any(|token| pairs::is_common(token)));
-        if term.prefix {
+        let one = if term.prefix {
+            if let [token] = term.tokens.as_slice() {
+                if let Some(alternatives) = prefixes::query_alternatives(&term.text, token) {
+                    return alternatives;
+                }
+            }
             format!("\"{}\"*", term.text)
         } else if pairs {
             format!("\"{}\"", pairs::query_string(&term.text))
         } else {
             format!("\"{}\"", term.text)
+        };
+        vec![one]
+    }
+
+    /// A term in an FTS5 expression: its strings, in parentheses joined by
+    /// `OR` when they are several.
+    fn fts5_term(&self, index: usize) -> String {
+        match self.fts5_phrases(index).as_slice() {
+            [one] => one.clone(),
+            many => format!("({})", many.join(" OR ")),
         }
     }
 
@@ -369,21 +387,22 @@ impl Query {
     }
 
     /// An expression that matches any of the terms at `required` and puts
-    /// the terms at `scored` first, so that ranking the leading
-    /// `scored.len()` phrases scores a match by all of those: the messages
-    /// that hold a rare term, ranked by every term they hold.
+    /// the terms at `scored` first, and how many phrases those are, so that
+    /// ranking the leading phrases scores a match by all of those terms:
+    /// the messages that hold a rare term, ranked by every term they hold.
     pub fn any_term_ranked_by(
         &self,
         scored: &[usize],
         required: &[usize],
         scope: Option<&str>,
-    ) -> String {
+    ) -> (String, usize) {
         let terms = format!(
             "({}) AND ({})",
             self.alternatives(scored),
             self.alternatives(required)
         );
-        Self::scoped(terms, scope)
+        let phrases = scored.iter().map(|&i| self.fts5_phrases(i).len()).sum();
+        (Self::scoped(terms, scope), phrases)
     }
 
     fn alternatives(&self, indices: &[usize]) -> String {
@@ -545,7 +564,10 @@ mod tests {
             format!(r#""{}" AND "the""#, pairs::query_string("fix the error"))
         );
         assert_eq!(expression(r#""fix the""#), r#""fix the""#);
-        assert_eq!(expression(r#"the*"#), r#""the"*"#);
+        assert_eq!(
+            expression(r#"the*"#),
+            format!(r#"("{}*the" OR "the")"#, tiers::MARKER)
+        );
         assert_eq!(expression(r#"fix.the.err*"#), r#""fix.the.err"*"#);
     }
 
@@ -556,7 +578,11 @@ mod tests {
             expression(r#""staging deploy" failed"#),
             r#""staging deploy" AND "failed""#
         );
-        assert_eq!(expression("conf*"), r#""conf"*"#);
+        assert_eq!(
+            expression("conf*"),
+            format!(r#"("{}*conf" OR "conf")"#, tiers::MARKER)
+        );
+        assert_eq!(expression("confi*"), r#""confi"*"#);
     }
 
     #[test]

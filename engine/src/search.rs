@@ -655,11 +655,8 @@ fn partial_rows(
     let mut passes = vec![(everything, window, None)];
     if !rare.is_empty() && rare.len() < all.len() {
         let every_match = (rare.len() as i64 * window).clamp(window, TIER_BUDGET.max(window));
-        let holding_a_rare_term = query.any_term_ranked_by(&all, &rare, scope);
-        passes.insert(
-            0,
-            (holding_a_rare_term, every_match, Some(all.len() as i64)),
-        );
+        let (holding_a_rare_term, scored) = query.any_term_ranked_by(&all, &rare, scope);
+        passes.insert(0, (holding_a_rare_term, every_match, Some(scored as i64)));
     }
     let mut ids: HashSet<i64> = found.iter().map(|hit| hit.id).collect();
     let mut sessions: HashSet<String> = found.iter().map(|h| h.session_key.clone()).collect();

@@ -17,6 +17,7 @@
 //! replica.
 
 use crate::pairs;
+use crate::prefixes;
 use crate::rank::{B, K1};
 use crate::tokenizer::{Token, Tokenizer, RUN_BOUNDARY};
 use foldhash::fast::RandomState;
@@ -87,11 +88,13 @@ pub fn bound(floor: f64, average: f64) -> f64 {
         .fold(limit, f64::max)
 }
 
-/// Tokenizes a document as `tokenizer` does, with its pair tokens (see
-/// [`pairs`]), and adds the tier markers: `emit` gets each token with
-/// `false` and each pair token with `true` (colocated with the token
-/// before), then, colocated with the last token, the marker of each word
-/// whose weight reaches a tier, in the order the words first occur. A marker's position matters to no query, and only
+/// Tokenizes a document as `tokenizer` does, with its pair tokens and the
+/// prefix tokens of each word where it first occurs (see [`pairs`] and
+/// [`prefixes`]), and adds the tier markers: `emit` gets each token with
+/// `false` and each pair or prefix token with `true` (colocated with the
+/// token before), then, colocated with the last
+/// token, the marker of each word whose weight reaches a tier, in the order
+/// the words first occur. A marker's position matters to no query, and only
 /// the distinct words are kept meanwhile, so a document costs memory for
 /// its vocabulary, not for its tokens.
 pub fn tokenize_document<E>(
@@ -105,6 +108,7 @@ pub fn tokenize_document<E>(
     let mut counts: HashMap<Box<str>, (usize, u32), RandomState> = HashMap::default();
     let mut length = 0;
     let mut last = None;
+    let mut prefix = String::new();
     pairs::tokenize_with_pairs(tokenizer, text, &mut |token, pair| {
         emit(token, pair)?;
         if pair {
@@ -118,6 +122,7 @@ pub fn tokenize_document<E>(
                 None => {
                     let first = counts.len();
                     counts.insert(token.text.into(), (first, 1));
+                    prefixes::emit_prefixes(token, &mut prefix, emit)?;
                 }
             }
         }
@@ -147,9 +152,11 @@ pub fn tokenize_document<E>(
     Ok(())
 }
 
-/// In a query, a string that starts with a marker (`MARKER`, the tier's
-/// character, `1` for the first and on in code-point order, then one word) is that marker token: emits it and returns true.
-/// Anything else returns false and emits nothing.
+/// In a query, a string that starts with a marker (`MARKER`, then a tag: a
+/// tier's character, `1` for the first and on in code-point order, or
+/// [`prefixes::PREFIX_TAG`]; then one word) is that marker or prefix token:
+/// emits it and returns true. Anything else returns false and emits
+/// nothing.
 pub fn tokenize_query_marker<E>(
     tokenizer: &mut Tokenizer,
     text: &[u8],
@@ -162,11 +169,14 @@ pub fn tokenize_query_marker<E>(
         return Ok(false);
     };
     let mut chars = rest.chars();
-    let Some(tier) = chars
+    let is_tier = |c: char| {
+        u32::from(c)
+            .checked_sub(u32::from('1'))
+            .is_some_and(|t| (t as usize) < TIER_FLOORS.len())
+    };
+    let Some(tag) = chars
         .next()
-        .and_then(|c| u32::from(c).checked_sub(u32::from('1')))
-        .and_then(|t| usize::try_from(t).ok())
-        .filter(|&t| t < TIER_FLOORS.len())
+        .filter(|&c| is_tier(c) || c == prefixes::PREFIX_TAG)
     else {
         return Ok(false);
     };
@@ -175,7 +185,7 @@ pub fn tokenize_query_marker<E>(
         return Ok(false);
     };
     emit(Token {
-        text: &marker(tier, word),
+        text: &format!("{MARKER}{tag}{word}"),
         start: 0,
         end: text.len(),
     })?;
@@ -209,6 +219,8 @@ mod tests {
             tokens,
             [
                 ("deploy".to_owned(), false),
+                (format!("{MARKER}*dep"), true),
+                (format!("{MARKER}*depl"), true),
                 ("deploy".to_owned(), false),
                 ("now".to_owned(), false),
                 (marker(tier(2, 3).unwrap(), "deploy"), true),
@@ -224,7 +236,7 @@ mod tests {
         let text = format!("{} once release release release", "word ".repeat(60));
         let marked: Vec<String> = document(&text)
             .into_iter()
-            .filter(|(_, colocated)| *colocated)
+            .filter(|(t, colocated)| *colocated && !t.starts_with(&format!("{MARKER}*")))
             .map(|(t, _)| t)
             .collect();
         assert_eq!(

@@ -136,7 +136,7 @@ class InitTest(StoreTestCase):
         self.assertEqual(first, second)
         self.assertEqual(
             first,
-            {"schema_version": 11, "tokenizer_version": 7, "redaction_version": 1,
+            {"schema_version": 11, "tokenizer_version": 8, "redaction_version": 1,
              "redaction_patterns": 0, "messages": 0, "indexed": 0, "pending": 0,
              "indexing": "immediate"},
         )
@@ -261,6 +261,26 @@ class InitTest(StoreTestCase):
         self.assertEqual(found(conn, '"the error"', "s"), [1])
         self.assertEqual(found(conn, '"the deploy"', "s"), [1, 2])
         self.assertEqual(found(conn, '"error is"', "s"), [2])
+
+    def test_prefixes_of_three_or_four_letters_find_every_word_they_start(self):
+        conn = store()
+        session(conn, "s")
+        for id_, text in ((1, "dep"), (2, "depl"), (3, "deploy"), (4, "Deployment done"),
+                          (5, "that is all"), (6, "thaw the depot"), (7, "nothing else")):
+            say(conn, "s", "user", text, id_, id=id_)
+        # Words of 4 letters or more carry prefix tokens; shorter words and
+        # common words are asked for as themselves.
+        conn.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, session_search_fts, 'row')")
+        terms = {t[2:] for (t,) in conn.execute("SELECT term FROM terms WHERE term LIKE ?", ("\ue000*%",))}
+        self.assertEqual(terms, {"dep", "depl", "depo", "don", "els", "not", "noth", "tha"})
+        for order in ("relevance", "recent"):
+            self.assertEqual(found(conn, "dep*", "s", order=order), [1, 2, 3, 4, 6])
+            self.assertEqual(found(conn, "DEPL*", "s", order=order), [2, 3, 4])
+            self.assertEqual(found(conn, "deplo*", "s", order=order), [3, 4])
+            self.assertEqual(found(conn, "tha*", "s", order=order), [5, 6])
+            self.assertEqual(found(conn, "th*", "s", order=order), [5, 6])
+            self.assertEqual(found(conn, "tha* done", "s", order=order), [])
+            self.assertEqual(found(conn, "dep* done", "s", order=order), [4])
 
     def test_a_table_of_the_host_gets_no_markers(self):
         conn = connect()

@@ -1,0 +1,134 @@
+//! Prefix tokens: prefix queries that read only what their page needs.
+//!
+//! FTS5 answers `dep*` by merging the lists of every indexed word that
+//! starts with `dep` into one, in memory, before it returns a row: the cost
+//! of a short prefix grows with the whole history, whatever the page. So
+//! when a message is indexed, each distinct word longer than a length of
+//! [`PREFIX_LENGTHS`] (common words aside, see [`crate::pairs`]) also gets,
+//! colocated with its first occurrence, a prefix token of that many
+//! characters: the marker, [`PREFIX_TAG`] and the word's first characters
+//! (once per word: no phrase holds a prefix token, so more positions would
+//! only take room). A prefix term that is
+//! one word of such a length is asked for as its prefix token, the word
+//! itself and each longer common word it starts, as alternatives: the same
+//! messages, read as ordinary lists that FTS5 walks lazily, so a page of
+//! the newest matches stops early. Other prefix terms stay FTS5 prefixes.
+
+use crate::pairs::{self, COMMON_WORDS};
+use crate::tiers::MARKER;
+use crate::tokenizer::Token;
+
+/// The lengths, in characters, of the prefixes that get tokens. Changing
+/// them changes the token stream (bump
+/// [`crate::tokenizer::TOKENIZER_VERSION`]).
+pub const PREFIX_LENGTHS: [usize; 2] = [3, 4];
+
+/// Follows the marker in a prefix token.
+pub const PREFIX_TAG: char = '*';
+
+/// Emits, colocated with `token` (just emitted), its prefix tokens;
+/// `buffer` holds each one's text in turn.
+pub fn emit_prefixes<E>(
+    token: Token<'_>,
+    buffer: &mut String,
+    emit: &mut dyn FnMut(Token<'_>, bool) -> Result<(), E>,
+) -> Result<(), E> {
+    if pairs::is_common(token.text) {
+        return Ok(());
+    }
+    // The byte offset of character n is the end of the first n characters:
+    // it exists when the token is longer than n.
+    for (n, end) in token.text.char_indices().map(|(at, _)| at).enumerate() {
+        if n > PREFIX_LENGTHS[PREFIX_LENGTHS.len() - 1] {
+            break;
+        }
+        if PREFIX_LENGTHS.contains(&n) {
+            buffer.clear();
+            buffer.push(MARKER);
+            buffer.push(PREFIX_TAG);
+            buffer.push_str(&token.text[..end]);
+            emit(
+                Token {
+                    text: buffer,
+                    ..token
+                },
+                true,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The FTS5 strings that, as alternatives, match the prefix term of one
+/// token `token`, typed as `text`, when its length is one of
+/// [`PREFIX_LENGTHS`]: its prefix token, the word itself, and each common
+/// word longer than it that it starts; `None` for any other length.
+pub fn query_alternatives(text: &str, token: &str) -> Option<Vec<String>> {
+    if !PREFIX_LENGTHS.contains(&token.chars().count()) {
+        return None;
+    }
+    let mut alternatives = vec![
+        format!("\"{MARKER}{PREFIX_TAG}{text}\""),
+        format!("\"{text}\""),
+    ];
+    alternatives.extend(
+        COMMON_WORDS
+            .iter()
+            .filter(|word| word.len() > token.len() && word.starts_with(token))
+            .map(|word| format!("\"{word}\"")),
+    );
+    Some(alternatives)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prefixes(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let token = Token {
+            text,
+            start: 0,
+            end: text.len(),
+        };
+        emit_prefixes::<()>(token, &mut String::new(), &mut |t, colocated| {
+            assert!(colocated);
+            out.push(t.text.trim_start_matches([MARKER, PREFIX_TAG]).to_owned());
+            Ok(())
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn a_token_gets_each_prefix_shorter_than_itself() {
+        assert_eq!(prefixes("deploy"), ["dep", "depl"]);
+        assert_eq!(prefixes("depl"), ["dep"]);
+        assert!(prefixes("dep").is_empty());
+        assert_eq!(prefixes("привет"), ["при", "прив"]);
+    }
+
+    #[test]
+    fn common_words_get_no_prefixes() {
+        assert!(prefixes("that").is_empty());
+        assert!(prefixes("this").is_empty());
+    }
+
+    #[test]
+    fn a_query_of_a_prefix_length_asks_for_its_token_the_word_and_common_words() {
+        assert_eq!(
+            query_alternatives("Dep", "dep").unwrap(),
+            [format!("\"{MARKER}*Dep\""), "\"Dep\"".to_owned()]
+        );
+        assert_eq!(
+            query_alternatives("tha", "tha").unwrap(),
+            [
+                format!("\"{MARKER}*tha\""),
+                "\"tha\"".to_owned(),
+                "\"that\"".to_owned()
+            ]
+        );
+        assert!(query_alternatives("de", "de").is_none());
+        assert!(query_alternatives("deplo", "deplo").is_none());
+    }
+}

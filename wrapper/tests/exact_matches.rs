@@ -1,0 +1,209 @@
+//! Phrases and prefixes through `Store::search` on random messages full of
+//! common words and words that share prefixes: a phrase finds exactly the
+//! messages whose tokens hold the phrase's tokens consecutively, whether or
+//! not it is matched with pair tokens (a common word followed by another
+//! word), and a prefix exactly those with a token it starts, whether or not
+//! it is matched with prefix tokens (3 or 4 characters), at any case,
+//! across punctuation and next to CJK text.
+
+use proptest::prelude::*;
+use proptest::test_runner::Config;
+use session_search::tokenizer::{Options, Tokenizer};
+use session_search::{NewMessage, NewSession, Role, SearchRequest, Store, Visibility};
+use std::collections::BTreeSet;
+
+/// Common English words (several with pair tokens), other words, words
+/// that start others, case variants and CJK characters.
+const WORDS: &[&str] = &[
+    "the",
+    "The",
+    "THE",
+    "a",
+    "to",
+    "of",
+    "it",
+    "is",
+    "in",
+    "and",
+    "you",
+    "that",
+    "this",
+    "than",
+    "thaw",
+    "deploy",
+    "Deployment",
+    "dep",
+    "depl",
+    "depot",
+    "error",
+    "staging",
+    "fix",
+    "now",
+    "café",
+    "cafeteria",
+    "them",
+    "tea",
+    "東",
+    "京",
+];
+
+const SEPARATORS: &[&str] = &[" ", " ", " ", ", ", ". ", "\n", "-", "/", ""];
+
+const SESSION: &str = "agent:main:cli:1";
+
+fn message() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        (
+            prop::sample::select(WORDS),
+            prop::sample::select(SEPARATORS),
+        ),
+        1..14,
+    )
+    .prop_map(|words| {
+        words
+            .into_iter()
+            .map(|(word, separator)| format!("{word}{separator}"))
+            .collect()
+    })
+}
+
+fn tokens(text: &str) -> Vec<(String, usize, usize)> {
+    Tokenizer::new(Options {
+        remove_diacritics: true,
+        cjk: true,
+        markers: false,
+    })
+    .tokens(text.as_bytes())
+}
+
+/// A store with `messages` in one session, and their ids.
+fn store_of(messages: &[String]) -> (Store, Vec<i64>) {
+    let store = Store::open_in_memory().unwrap();
+    store
+        .create_session(&NewSession {
+            session_key: SESSION.into(),
+            agent_id: "main".into(),
+            spawned_by: None,
+            created_at: 1,
+        })
+        .unwrap();
+    let mut ids = Vec::new();
+    for (n, content) in messages.iter().enumerate() {
+        let id = store
+            .append(&NewMessage {
+                session_key: SESSION.into(),
+                parent_id: None,
+                role: Role::User,
+                content: content.clone(),
+                created_at: n as i64,
+                message_id: None,
+            })
+            .unwrap();
+        ids.push(id);
+    }
+    (store, ids)
+}
+
+/// The ids of the messages `query` finds with every term (at most 25).
+fn found(store: &Store, query: &str) -> BTreeSet<i64> {
+    let mut request = SearchRequest::new(query, SESSION);
+    request.options.visibility = Visibility::All;
+    request.options.limit = Some(25);
+    store
+        .search(&request)
+        .unwrap()
+        .results
+        .into_iter()
+        .filter(|hit| !hit.partial)
+        .map(|hit| hit.id)
+        .collect()
+}
+
+/// The ids of the `messages` whose tokens `holds`.
+fn expected(messages: &[String], ids: &[i64], holds: impl Fn(&[String]) -> bool) -> BTreeSet<i64> {
+    messages
+        .iter()
+        .zip(ids)
+        .filter(|(text, _)| {
+            let have: Vec<String> = tokens(text).into_iter().map(|(t, ..)| t).collect();
+            holds(&have)
+        })
+        .map(|(_, &id)| id)
+        .collect()
+}
+
+fn phrase_finds_exactly_its_messages(
+    messages: Vec<String>,
+    pick: (usize, usize, usize),
+) -> Result<(), TestCaseError> {
+    let (store, ids) = store_of(&messages);
+    // A run of 2 to 4 consecutive tokens of one message, as its text.
+    let source = &messages[pick.0 % messages.len()];
+    let source_tokens = tokens(source);
+    let length = 2 + pick.2 % 3;
+    if source_tokens.len() < length {
+        return Ok(());
+    }
+    let first = pick.1 % (source_tokens.len() - length + 1);
+    let phrase = &source[source_tokens[first].1..source_tokens[first + length - 1].2];
+    let wanted: Vec<String> = tokens(phrase).into_iter().map(|(t, ..)| t).collect();
+    let expected = expected(&messages, &ids, |have| {
+        have.windows(wanted.len()).any(|w| w == wanted.as_slice())
+    });
+    prop_assert_eq!(
+        found(&store, &format!("\"{phrase}\"")),
+        expected,
+        "phrase {:?}",
+        phrase
+    );
+    Ok(())
+}
+
+fn prefix_finds_exactly_its_messages(
+    messages: Vec<String>,
+    pick: (usize, usize, usize),
+) -> Result<(), TestCaseError> {
+    let (store, ids) = store_of(&messages);
+    // The first 1 to 6 characters of a token of one message, as its text.
+    let source = &messages[pick.0 % messages.len()];
+    let source_tokens = tokens(source);
+    if source_tokens.is_empty() {
+        return Ok(());
+    }
+    let (_, start, end) = &source_tokens[pick.1 % source_tokens.len()];
+    let prefix: String = source[*start..*end].chars().take(1 + pick.2 % 6).collect();
+    let prefix_tokens = tokens(&prefix);
+    let [(wanted, ..)] = prefix_tokens.as_slice() else {
+        return Ok(());
+    };
+    let expected = expected(&messages, &ids, |have| {
+        have.iter().any(|token| token.starts_with(wanted.as_str()))
+    });
+    prop_assert_eq!(
+        found(&store, &format!("{prefix}*")),
+        expected,
+        "prefix {:?}",
+        prefix
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(Config::with_cases(200))]
+
+    #[test]
+    fn a_phrase_finds_exactly_the_messages_that_hold_it(
+        messages in prop::collection::vec(message(), 1..20),
+        pick in (any::<usize>(), any::<usize>(), any::<usize>()),
+    ) {
+        phrase_finds_exactly_its_messages(messages, pick)?;
+    }
+
+    #[test]
+    fn a_prefix_finds_exactly_the_messages_with_a_word_it_starts(
+        messages in prop::collection::vec(message(), 1..20),
+        pick in (any::<usize>(), any::<usize>(), any::<usize>()),
+    ) {
+        prefix_finds_exactly_its_messages(messages, pick)?;
+    }
+}
