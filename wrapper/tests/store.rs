@@ -782,3 +782,19 @@ fn reads_hold_no_lock_once_they_return() {
             .unwrap_or_else(|e| panic!("a write after {sql} {options}: {e}"));
     }
 }
+
+#[test]
+fn connections_keep_temporary_files_in_memory_and_a_larger_page_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    for conn in [
+        session_search::open(dir.path().join("a.db")).unwrap(),
+        session_search::open_in_memory().unwrap(),
+    ] {
+        let pragma = |name: &str| -> i64 {
+            conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))
+                .unwrap()
+        };
+        assert_eq!(pragma("temp_store"), 2, "MEMORY");
+        assert_eq!(pragma("cache_size"), -session_search::CACHE_KIB);
+    }
+}

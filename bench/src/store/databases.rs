@@ -111,8 +111,8 @@ pub enum Database {
 
 impl Database {
     /// Creates a new database of `variant` at `path`, in WAL mode with
-    /// `synchronous = NORMAL` and `temp_store = MEMORY` (which the
-    /// wrapper's stores have anyway), the same for every variant.
+    /// `synchronous = NORMAL`, and `temp_store = MEMORY` and the page cache
+    /// of the wrapper's stores, the same for every variant.
     ///
     /// # Errors
     ///
@@ -133,9 +133,11 @@ impl Database {
                 Database::Store(store)
             }
         };
-        database.connection().execute_batch(
-            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;",
-        )?;
+        database.connection().execute_batch(&format!(
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;
+             PRAGMA cache_size = -{};",
+            session_search::CACHE_KIB
+        ))?;
         Ok(database)
     }
 

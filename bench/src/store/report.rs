@@ -25,7 +25,8 @@ pub fn header(scale: f64) {
     );
     println!(
         "\
-Every database is a new file in a temp dir with journal_mode=WAL, synchronous=NORMAL and temp_store=MEMORY.
+Every database is a new file in a temp dir with journal_mode=WAL, synchronous=NORMAL, temp_store=MEMORY
+and cache_size=-32768 (the wrapper's page cache).
 Messages are the english corpus' text; roles 40% user, 40% assistant, 20% tool
 (session-search stores tool text without indexing it; so does the openclaw-style trigger).
   append     wall clock of appending every message, round-robin over the sessions, with
