@@ -104,42 +104,50 @@ fn store_of(messages: &[String]) -> (Store, Vec<i64>) {
     (store, ids)
 }
 
-/// The ids of the messages `query` finds with every term (at most 25).
-fn found(store: &Store, query: &str) -> BTreeSet<i64> {
+/// Asserts that `query` finds, with every term, exactly the `messages` whose
+/// tokens `holds` (at most 25).
+fn finds_exactly(
+    messages: &[String],
+    query: &str,
+    holds: impl Fn(&[String]) -> bool,
+) -> Result<(), TestCaseError> {
+    let (store, ids) = store_of(messages);
     let mut request = SearchRequest::new(query, SESSION);
     request.options.visibility = Visibility::All;
     request.options.limit = Some(25);
-    store
+    let found: BTreeSet<i64> = store
         .search(&request)
         .unwrap()
         .results
         .into_iter()
         .filter(|hit| !hit.partial)
         .map(|hit| hit.id)
-        .collect()
-}
-
-/// The ids of the `messages` whose tokens `holds`.
-fn expected(messages: &[String], ids: &[i64], holds: impl Fn(&[String]) -> bool) -> BTreeSet<i64> {
-    messages
+        .collect();
+    let expected: BTreeSet<i64> = messages
         .iter()
-        .zip(ids)
+        .zip(&ids)
         .filter(|(text, _)| {
             let have: Vec<String> = tokens(text).into_iter().map(|(t, ..)| t).collect();
             holds(&have)
         })
         .map(|(_, &id)| id)
-        .collect()
+        .collect();
+    prop_assert_eq!(found, expected, "query {:?}", query);
+    Ok(())
+}
+
+/// The message `pick` chooses, with its tokens.
+fn source(messages: &[String], pick: usize) -> (&str, Vec<(String, usize, usize)>) {
+    let source = &messages[pick % messages.len()];
+    (source, tokens(source))
 }
 
 fn phrase_finds_exactly_its_messages(
     messages: Vec<String>,
     pick: (usize, usize, usize),
 ) -> Result<(), TestCaseError> {
-    let (store, ids) = store_of(&messages);
     // A run of 2 to 4 consecutive tokens of one message, as its text.
-    let source = &messages[pick.0 % messages.len()];
-    let source_tokens = tokens(source);
+    let (source, source_tokens) = source(&messages, pick.0);
     let length = 2 + pick.2 % 3;
     if source_tokens.len() < length {
         return Ok(());
@@ -147,26 +155,17 @@ fn phrase_finds_exactly_its_messages(
     let first = pick.1 % (source_tokens.len() - length + 1);
     let phrase = &source[source_tokens[first].1..source_tokens[first + length - 1].2];
     let wanted: Vec<String> = tokens(phrase).into_iter().map(|(t, ..)| t).collect();
-    let expected = expected(&messages, &ids, |have| {
+    finds_exactly(&messages, &format!("\"{phrase}\""), |have| {
         have.windows(wanted.len()).any(|w| w == wanted.as_slice())
-    });
-    prop_assert_eq!(
-        found(&store, &format!("\"{phrase}\"")),
-        expected,
-        "phrase {:?}",
-        phrase
-    );
-    Ok(())
+    })
 }
 
 fn prefix_finds_exactly_its_messages(
     messages: Vec<String>,
     pick: (usize, usize, usize),
 ) -> Result<(), TestCaseError> {
-    let (store, ids) = store_of(&messages);
     // The first 1 to 6 characters of a token of one message, as its text.
-    let source = &messages[pick.0 % messages.len()];
-    let source_tokens = tokens(source);
+    let (source, source_tokens) = source(&messages, pick.0);
     if source_tokens.is_empty() {
         return Ok(());
     }
@@ -176,16 +175,9 @@ fn prefix_finds_exactly_its_messages(
     let [(wanted, ..)] = prefix_tokens.as_slice() else {
         return Ok(());
     };
-    let expected = expected(&messages, &ids, |have| {
+    finds_exactly(&messages, &format!("{prefix}*"), |have| {
         have.iter().any(|token| token.starts_with(wanted.as_str()))
-    });
-    prop_assert_eq!(
-        found(&store, &format!("{prefix}*")),
-        expected,
-        "prefix {:?}",
-        prefix
-    );
-    Ok(())
+    })
 }
 
 proptest! {
