@@ -11,6 +11,7 @@
 //! <https://sqlite.org/fts5.html#custom_auxiliary_functions>.
 
 use crate::pairs;
+use crate::pipeline;
 use crate::rank::{estimate_hits, Bm25, RankTotals};
 use crate::scope::{self, SCOPE_MARKER};
 use crate::tiers;
@@ -286,6 +287,8 @@ unsafe extern "C" fn x_tokenize(
         let mut run = |tokenizer: &mut Tokenizer| {
             if document && bytes.starts_with(SCOPE_MARKER.as_bytes()) {
                 scope::tokenize_scope(tokenizer, bytes, &mut emit)
+            } else if document && bytes.len() >= pipeline::PIPELINE_BYTES {
+                pipeline::tokenize_document(instance.options, bytes, &mut emit)
             } else if document {
                 tiers::tokenize_document(tokenizer, bytes, &mut emit)
             } else if query

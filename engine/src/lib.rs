@@ -22,6 +22,7 @@ pub mod fts5;
 pub mod history;
 pub mod list;
 pub mod pairs;
+pub mod pipeline;
 pub mod prefixes;
 pub mod query;
 pub mod rank;

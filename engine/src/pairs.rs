@@ -30,9 +30,32 @@ pub const COMMON_WORDS: [&str; 20] = [
 /// marker, then this character.
 pub const PAIRS_TAG: char = '+';
 
-/// Whether `token` is one of [`COMMON_WORDS`].
+/// Whether `token` is one of [`COMMON_WORDS`]: asked of every indexed
+/// token, so words are compared as numbers: their length and bytes.
 pub fn is_common(token: &str) -> bool {
-    token.len() <= 4 && COMMON_WORDS.binary_search(&token).is_ok()
+    token.len() <= 4 && COMMON_KEYS.contains(&packed(token.as_bytes()))
+}
+
+/// [`COMMON_WORDS`], each [`packed`].
+const COMMON_KEYS: [u64; COMMON_WORDS.len()] = {
+    let mut keys = [0; COMMON_WORDS.len()];
+    let mut i = 0;
+    while i < keys.len() {
+        keys[i] = packed(COMMON_WORDS[i].as_bytes());
+        i += 1;
+    }
+    keys
+};
+
+/// A word of at most four bytes as one number: its length, then its bytes.
+const fn packed(word: &[u8]) -> u64 {
+    let mut key = word.len() as u64;
+    let mut i = 0;
+    while i < word.len() {
+        key = key << 8 | word[i] as u64;
+        i += 1;
+    }
+    key
 }
 
 /// The pair token of `common` followed by `next`.
@@ -189,7 +212,11 @@ mod tests {
             assert!(is_common(word), "{word}");
             assert_eq!(word, word.to_lowercase());
         }
-        assert!(!is_common("error") && !is_common("them") && !is_common(""));
+        for other in [
+            "error", "them", "", "th", "thes", "ae", "t", "\u{1}", "ı", "the\0",
+        ] {
+            assert!(!is_common(other), "{other:?}");
+        }
     }
 
     #[test]

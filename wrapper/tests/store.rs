@@ -3,7 +3,9 @@
 //! and a writer killed mid-transaction.
 
 use rusqlite::{params, Connection};
-use session_search::{Error, IndexingMode, NewMessage, NewSession, Role, Store, StoreOptions};
+use session_search::{
+    Error, IndexingMode, NewMessage, NewSession, Role, SearchRequest, Store, StoreOptions,
+};
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -258,6 +260,58 @@ fn deleting_messages_and_sessions_removes_their_index_entries() {
         })
         .unwrap();
     assert_eq!(left, 0);
+    assert_consistent(&store);
+}
+
+#[test]
+fn a_message_of_megabytes_is_found_and_edited_like_a_short_one() {
+    // Megabyte messages are tokenized on a second thread while FTS5 takes
+    // the tokens: phrases with common words (pair tokens), short prefixes
+    // (prefix tokens) and one-word ranking (tier markers) find it as they
+    // find a short message, and editing or deleting it leaves the index
+    // whole.
+    let store = store_with_session();
+    let filler = "alpha beta the gamma of delta ".repeat(40_000);
+    let long = format!("{filler} we fixed the flaky deploy {filler} the last word");
+    assert!(long.len() > 2_000_000);
+    let long_id = say(&store, None, Role::User, &long);
+    let short_id = say(
+        &store,
+        Some(long_id),
+        Role::User,
+        "we fixed the flaky deploy",
+    );
+    let found = |query: &str| -> BTreeSet<i64> {
+        let request = SearchRequest::new(query, KEY);
+        let response = store.search(&request).unwrap();
+        response.results.iter().map(|hit| hit.id).collect()
+    };
+    for query in [
+        "\"fixed the flaky\"",
+        "\"the flaky deploy\"",
+        "fla*",
+        "flaky",
+    ] {
+        assert_eq!(found(query), ids(&[long_id, short_id]), "{query}");
+    }
+    for query in ["\"the gamma\"", "\"the last word\"", "las*"] {
+        assert_eq!(found(query), ids(&[long_id]), "{query}");
+    }
+    assert_consistent(&store);
+
+    let conn = store.connection();
+    let edited = format!("{filler} a steady release {filler}");
+    conn.execute(
+        "UPDATE messages SET content = ?1 WHERE id = ?2",
+        params![edited, long_id],
+    )
+    .unwrap();
+    assert_eq!(found("flaky"), ids(&[short_id]));
+    assert_eq!(found("\"a steady\""), ids(&[long_id]));
+    assert_consistent(&store);
+    conn.execute("DELETE FROM messages WHERE id = ?1", [long_id])
+        .unwrap();
+    assert!(found("gamma").is_empty() && found("ste*").is_empty());
     assert_consistent(&store);
 }
 
