@@ -32,8 +32,9 @@ struct Batch {
 
 /// Tokenizes `text` as [`tiers::tokenize_document`] does with a tokenizer
 /// of `options`, on a second thread, and gives `emit` every token on this
-/// one, in the same order. `emit`'s first error stops both threads and is
-/// returned; a panic on the second thread panics this one.
+/// one, in the same order (all on this thread when no other can be
+/// started). `emit`'s first error stops both threads and is returned; a
+/// panic on the second thread panics this one.
 pub fn tokenize_document<E>(
     options: Options,
     text: &[u8],
@@ -42,7 +43,7 @@ pub fn tokenize_document<E>(
     let (full, made) = mpsc::sync_channel::<Batch>(BATCHES_AHEAD);
     let (empty, emptied) = mpsc::channel::<Batch>();
     std::thread::scope(|scope| {
-        scope.spawn(move || {
+        let second = std::thread::Builder::new().spawn_scoped(scope, move || {
             let mut tokenizer = Tokenizer::new(options);
             let mut batch = Batch::default();
             // Fails only when the receiving side has stopped.
@@ -61,6 +62,10 @@ pub fn tokenize_document<E>(
                 let _ = full.send(batch);
             }
         });
+        if second.is_err() {
+            // No thread to be had: tokenize on this one.
+            return tiers::tokenize_document(&mut Tokenizer::new(options), text, emit);
+        }
         // Returning early drops `made`, which stops the second thread.
         for mut batch in made {
             let mut start = 0;

@@ -303,14 +303,17 @@ impl Redactor {
             return merge(self.scan(&plain));
         }
         // The two views are independent scans: a long text has them run on
-        // two threads.
+        // two threads (one, when no other can be started).
         let (mut spans, found) = if text.len() >= PARALLEL_BYTES {
             std::thread::scope(|scope| {
-                let other = scope.spawn(|| self.scan(&joined));
+                let other = std::thread::Builder::new().spawn_scoped(scope, || self.scan(&joined));
                 let spans = self.scan(&plain);
-                let found = other
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                let found = match other {
+                    Ok(other) => other
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                    Err(_) => self.scan(&joined),
+                };
                 (spans, found)
             })
         } else {
