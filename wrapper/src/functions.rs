@@ -61,13 +61,15 @@ fn from_sql(value: ValueRef<'_>) -> Value {
     }
 }
 
-fn to_sql(value: &Value) -> SqlValue {
+/// `value` as rusqlite's, its text or bytes moved, not copied (a function's
+/// result may be a whole message).
+fn to_sql(value: Value) -> SqlValue {
     match value {
         Value::Null => SqlValue::Null,
-        Value::Integer(i) => SqlValue::Integer(*i),
-        Value::Real(r) => SqlValue::Real(*r),
-        Value::Text(t) => SqlValue::Text(t.clone()),
-        Value::Blob(b) => SqlValue::Blob(b.clone()),
+        Value::Integer(i) => SqlValue::Integer(i),
+        Value::Real(r) => SqlValue::Real(r),
+        Value::Text(t) => SqlValue::Text(t),
+        Value::Blob(b) => SqlValue::Blob(b),
     }
 }
 
@@ -131,7 +133,7 @@ impl Connection for Rusqlite<'_> {
     ) -> Result<(), SqlError> {
         let mut stmt = self.conn.prepare_cached(sql).map_err(sql_error)?;
         let columns = stmt.column_count();
-        let params: Vec<SqlValue> = params.iter().map(to_sql).collect();
+        let params: Vec<SqlValue> = params.iter().cloned().map(to_sql).collect();
         let mut rows = stmt
             .query(rusqlite::params_from_iter(params))
             .map_err(sql_error)?;
@@ -216,6 +218,6 @@ fn call(
         }
     };
     result
-        .map(|value| to_sql(&value))
+        .map(to_sql)
         .map_err(|message| rusqlite::Error::UserFunctionError(message.into()))
 }
