@@ -10,7 +10,7 @@
   -- `tree` against the walked list. ?3 = FTS5 expression, ?4 = JSON array
   -- of roles or NULL, ?5 / ?6 = since / until (unix ms) or NULL, ?7 = JSON
   -- array of session keys or NULL, ?11 = how many leading phrases of ?3 are
-  -- scored (NULL: all; the tier markers after them only select rows), ?12 =
+  -- scored (NULL: all; the phrases after them only select rows), ?12 =
   -- 1 when no candidate's session is checked (the engine checks the rows
   -- returned instead): the FTS5 expression's scope word alone selects the
   -- sessions the caller may see (scope.rs, ScopeWord::decides), or the

@@ -387,7 +387,7 @@ pub struct Routines {
 /// count of a phrase in more than [`HIT_SAMPLE`] rows is estimated from the
 /// first ones (see [`crate::rank::estimate_hits`]) instead of counted.
 /// With `ranked`, only the query's first `ranked` phrases are scored: the
-/// tier markers that follow them (see [`crate::tiers`]) only select rows.
+/// phrases that follow them only select rows.
 ///
 /// # Safety
 ///

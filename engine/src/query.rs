@@ -351,15 +351,12 @@ impl Query {
 
     /// The expression of [`Query::single_word`] limited to the messages in
     /// which it weighs enough for `tier` and no better one (see
-    /// [`crate::tiers`]): the word first, the only phrase to score, then its
-    /// marker.
+    /// [`crate::tiers`]): its marker of that tier alone, which a message
+    /// holds as often as the word, so it scores as the word does and FTS5
+    /// reads only the marker's list, not the word's.
     pub fn tier_expression(&self, tier: usize, scope: Option<&str>) -> Option<String> {
         let word = self.single_word()?;
-        let terms = format!(
-            "\"{}\" AND \"{}\"",
-            word.text,
-            tiers::marker(tier, &word.text)
-        );
+        let terms = format!("\"{}\"", tiers::marker(tier, &word.text));
         Some(Self::scoped(terms, scope))
     }
 

@@ -348,7 +348,7 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
                     &query,
                     scope_word,
                     (limit, rank_window),
-                    |tiered, window| run(tiered, Order::Relevance, limit, window, Some(1)),
+                    |tiered, window| run(tiered, Order::Relevance, limit, window, None),
                 )?
             };
             match tiered {

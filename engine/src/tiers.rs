@@ -6,8 +6,12 @@
 //! (`tf`) and the message's length. When a message is indexed, each word
 //! whose weight against a fixed [`REFERENCE_LENGTH`] reaches a tier's floor
 //! ([`TIER_FLOORS`], best first) also gets a marker token of that tier,
-//! colocated with the message's last token (so it counts in no length). A
-//! search ranks the messages of the best tier, then of the best two, and so
+//! once per occurrence of the word, all colocated with the message's last
+//! token (so they count in no length). A marker thus occurs as often as its
+//! word: ranking a tier is a search for its marker alone, which scores
+//! each message as the word would, without FTS5 reading the word's own
+//! (long) list to find the marker's few messages in it. A search ranks the
+//! messages of the best tier, then of the best two, and so
 //! on, and stops as soon as the page's last hit scores at least
 //! [`bound`]: the best score any message outside those tiers can have under
 //! the index's real average length. Its page is then exactly the top of
@@ -93,8 +97,9 @@ pub fn bound(floor: f64, average: f64) -> f64 {
 /// [`prefixes`]), and adds the tier markers: `emit` gets each token with
 /// `false` and each pair or prefix token with `true` (colocated with the
 /// token before), then, colocated with the last
-/// token, the marker of each word whose weight reaches a tier, in the order
-/// the words first occur. A marker's position matters to no query, and only
+/// token, the marker of each word whose weight reaches a tier, as many times
+/// as the word occurs, in the order the words first occur. A marker's
+/// position matters to no query, and only
 /// the distinct words are kept meanwhile, so a document costs memory for
 /// its vocabulary, not for its tokens.
 pub fn tokenize_document<E>(
@@ -131,23 +136,25 @@ pub fn tokenize_document<E>(
     let Some((start, end)) = last else {
         return Ok(());
     };
-    let mut marked: Vec<(usize, usize, &str)> = counts
+    let mut marked: Vec<(usize, usize, u32, &str)> = counts
         .iter()
-        .filter_map(|(word, &(first, tf))| Some((first, tier(tf, length)?, &**word)))
+        .filter_map(|(word, &(first, tf))| Some((first, tier(tf, length)?, tf, &**word)))
         .collect();
     marked.sort_unstable_by_key(|&(first, ..)| first);
     let mut marker_text = String::new();
-    for (_, tier, word) in marked {
+    for (_, tier, tf, word) in marked {
         marker_text.clear();
         push_marker(&mut marker_text, tier, word);
-        emit(
-            Token {
-                text: &marker_text,
-                start,
-                end,
-            },
-            true,
-        )?;
+        for _ in 0..tf {
+            emit(
+                Token {
+                    text: &marker_text,
+                    start,
+                    end,
+                },
+                true,
+            )?;
+        }
     }
     Ok(())
 }
@@ -213,7 +220,7 @@ mod tests {
     }
 
     #[test]
-    fn short_messages_mark_their_words_once_after_the_last_token() {
+    fn short_messages_mark_each_occurrence_of_their_words_after_the_last_token() {
         let tokens = document("Deploy deploy now");
         assert_eq!(
             tokens,
@@ -223,6 +230,7 @@ mod tests {
                 (format!("{MARKER}*depl"), true),
                 ("deploy".to_owned(), false),
                 ("now".to_owned(), false),
+                (marker(tier(2, 3).unwrap(), "deploy"), true),
                 (marker(tier(2, 3).unwrap(), "deploy"), true),
                 (marker(tier(1, 3).unwrap(), "now"), true),
             ]
@@ -239,13 +247,9 @@ mod tests {
             .filter(|(t, colocated)| *colocated && !t.starts_with(&format!("{MARKER}*")))
             .map(|(t, _)| t)
             .collect();
-        assert_eq!(
-            marked,
-            [
-                marker(tier(60, 64).unwrap(), "word"),
-                marker(tier(3, 64).unwrap(), "release")
-            ]
-        );
+        let mut expected = vec![marker(tier(60, 64).unwrap(), "word"); 60];
+        expected.extend(vec![marker(tier(3, 64).unwrap(), "release"); 3]);
+        assert_eq!(marked, expected);
         assert!(tier(1, 64).is_none());
     }
 

@@ -1184,17 +1184,27 @@ fn one_word_ranking_is_exhaustive_bm25_whatever_the_age_of_the_best_hits() {
     session(&store, "other:c", "other", None);
     // The best hits are the oldest: short messages that repeat the word.
     let planted: Vec<i64> = (0..3)
-        .map(|i| say(&store, "main:b", Role::User, "deploy deploy now", i))
+        .map(|i| {
+            say(
+                &store,
+                "main:b",
+                Role::User,
+                "deploy deploy deploy deploy now",
+                i,
+            )
+        })
         .collect();
     // Then far more than a rank window of newer, longer matches, some of
-    // them short enough to be in a tier too.
+    // them short enough to be in a tier too, holding the word once to three
+    // times (a tier's messages are told apart by how often they hold it).
     let mut rng = Rng(0x5eed);
     let keys = ["main:a", "main:b", "other:c"];
     for i in 0..2500 {
         let words: Vec<String> = (0..4 + rng.below(80))
             .map(|_| rng.string("abcdefgh", 3))
             .collect();
-        let text = format!("{} deploy {}", words.join(" "), words[0]);
+        let deploys = "deploy ".repeat(1 + rng.below(3));
+        let text = format!("{} {deploys}{}", words.join(" "), words[0]);
         say(&store, keys[i % 3], Role::Assistant, &text, 10 + i as i64);
     }
     for visibility in [Visibility::Tree, Visibility::Agent, Visibility::All] {
@@ -1209,6 +1219,14 @@ fn one_word_ranking_is_exhaustive_bm25_whatever_the_age_of_the_best_hits() {
                 },
             );
             assert_eq!(ids(&default), ids(&exhaustive), "{word} {visibility:?}");
+            let scores = |r: &session_search::SearchResponse| -> Vec<f64> {
+                r.results.iter().map(|h| h.score).collect()
+            };
+            assert_eq!(
+                scores(&default),
+                scores(&exhaustive),
+                "{word} {visibility:?}"
+            );
             assert_eq!(default.truncated, exhaustive.truncated);
         }
         let found = ids(&search(&store, "deploy", &with("main:a", visibility, 10)));
