@@ -31,6 +31,9 @@ import time
 from stream import EXTENSION, content, load_secrets
 
 PARTS = 4
+# Seconds a read replica waits before it reopens a connection that sees no
+# new transaction (it normally sees the last one within 1-2 s).
+REOPEN_AFTER = 15
 AGENTS = ["main", "ops"]
 WORDS = """staging deploy rollback replica snapshot checkpoint restore backup
 latency nginx postgres terraform incident flaky regression upgrade tokenizer
@@ -189,18 +192,30 @@ def vfs_follow(name, word, seconds, out):
     # connections of this process must use it (it fails the others).
     boot = sqlite3.connect(":memory:")
     litestream_vfs.load(boot)
-    conn = connect(f"file:{name}?vfs=litestream", uri=True)
+    def replica():
+        return connect(f"file:{name}?vfs=litestream", uri=True)
+
+    def finds(connection):
+        result = connection.execute("SELECT sessions_search(?, ?)",
+                                    (word, json.dumps({"caller": SESSIONS[0], "visibility": "all"}))).fetchone()[0]
+        return bool(json.loads(result)["results"])
+
+    conn = replica()
     started = time.monotonic()
     searches = 0
-    while True:
-        result = json.loads(conn.execute("SELECT sessions_search(?, ?)",
-                                         (word, json.dumps({"caller": SESSIONS[0], "visibility": "all"}))).fetchone()[0])
+    reopened = False
+    while not finds(conn):
         searches += 1
-        if result["results"]:
-            break
-        if time.monotonic() - started > float(seconds):
+        waited = time.monotonic() - started
+        if waited > float(seconds):
             raise SystemExit(f"{word} not found through the VFS after {seconds} s")
+        if waited > REOPEN_AFTER and not reopened:
+            # The VFS's tailer can stop advancing and serve an old position
+            # for good (benbjohnson/litestream#1460 describes one cause);
+            # a new connection starts a new one.
+            conn, reopened = replica(), True
         time.sleep(0.05)
+    searches += 1
     lag = time.monotonic() - started
     found, torn = committed(conn)
     # To a file: the VFS writes to this process's standard output from its
@@ -209,6 +224,7 @@ def vfs_follow(name, word, seconds, out):
         json.dump({
             "seconds": round(lag, 2),
             "searches": searches,
+            "reopened": reopened,
             "transactions": found,
             "torn": torn,
             "status": json.loads(conn.execute("SELECT sessions_status()").fetchone()[0]),

@@ -216,8 +216,10 @@ class LitestreamTest(unittest.TestCase):
             self.assertEqual(replica["status"]["pending"], 0)
             self.assertEqual(replica["status"]["integrity"], "not checked: read-only connection")
             self.assertEqual(replica["answers"], primary["answers"])
+            reopened = ", after reopening a connection that stopped advancing" if replica["reopened"] else ""
             print(f"\nread replica through the VFS: {replica['searches']} searches while the primary wrote, "
-                  f"last transaction found {replica['seconds']} s after it started following", file=sys.stderr)
+                  f"last transaction found {replica['seconds']} s after it started following{reopened}",
+                  file=sys.stderr)
         print(f"restored {len(restored['transactions'])} transactions "
               f"({restored['content']['messages'][0]} messages) after {len(restores)} probe restores; "
               f"{int(searches)} searches on the primary while writing; "
