@@ -167,7 +167,8 @@ fn parts(args: &[String]) -> Result<Vec<Part>, Box<dyn Error>> {
 fn run(parts: &[Part], full: bool) -> Result<(), Box<dyn Error>> {
     let started = Instant::now();
     let scale = scale()?;
-    report::header(scale, parts);
+    let flags: &[&str] = if full { &[FULL_FLAG] } else { &[] };
+    report::header(scale, parts, flags);
     let work = WorkDir::create()?;
     let mut targets = Vec::new();
     for part in parts {

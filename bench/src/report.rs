@@ -7,8 +7,9 @@ use std::time::Duration;
 /// Bytes in a printed MB.
 pub const MB: f64 = 1e6;
 
-/// Prints the command that ran, the scale, the SQLite version and the CPUs.
-pub fn header(scale: f64, parts: &[Part]) {
+/// Prints the command that ran (with `flags`, such as `--full`), the scale,
+/// the SQLite version and the CPUs.
+pub fn header(scale: f64, parts: &[Part], flags: &[&str]) {
     let scale_var = if scale == 1.0 {
         String::new()
     } else {
@@ -16,11 +17,18 @@ pub fn header(scale: f64, parts: &[Part]) {
     };
     let names: Vec<&str> = parts.iter().map(|part| part.name()).collect();
     if parts == Part::ALL {
-        println!("$ {scale_var}make bench");
+        let args = flags.join(" ");
+        let bench_args = if args.is_empty() {
+            String::new()
+        } else {
+            format!(" BENCH_ARGS={args}")
+        };
+        println!("$ {scale_var}make bench{bench_args}");
     } else {
+        let args: Vec<&str> = flags.iter().chain(&names).copied().collect();
         println!(
             "$ {scale_var}cargo run --release -p session-search-bench -- {}",
-            names.join(" ")
+            args.join(" ")
         );
     }
     println!(
