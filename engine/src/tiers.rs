@@ -11,8 +11,8 @@
 //! word: ranking a tier is a search for its marker alone, which scores
 //! each message as the word would, without FTS5 reading the word's own
 //! (long) list to find the marker's few messages in it. A search ranks the
-//! messages of the best tier, then of the best two, and so
-//! on, and stops as soon as the page's last hit scores at least
+//! messages of the best tier, then of the best two, and so on, and stops
+//! as soon as the page's last hit scores at least
 //! [`bound`]: the best score any message outside those tiers can have under
 //! the index's real average length. Its page is then exactly the top of
 //! exhaustive BM25; if no tier proves it, the search ranks as before. The
@@ -96,12 +96,11 @@ pub fn bound(floor: f64, average: f64) -> f64 {
 /// prefix tokens of each word where it first occurs (see [`pairs`] and
 /// [`prefixes`]), and adds the tier markers: `emit` gets each token with
 /// `false` and each pair or prefix token with `true` (colocated with the
-/// token before), then, colocated with the last
-/// token, the marker of each word whose weight reaches a tier, as many times
-/// as the word occurs, in the order the words first occur. A marker's
-/// position matters to no query, and only
-/// the distinct words are kept meanwhile, so a document costs memory for
-/// its vocabulary, not for its tokens.
+/// token before), then, colocated with the last token, the marker of each
+/// word whose weight reaches a tier, as many times as the word occurs, in
+/// the order the words first occur. A marker's position matters to no
+/// query, and only the distinct words and their counts are kept meanwhile,
+/// so a document costs memory for its vocabulary, not for its tokens.
 pub fn tokenize_document<E>(
     tokenizer: &mut Tokenizer,
     text: &[u8],
