@@ -1,19 +1,20 @@
 //! Pair tokens: fast phrases with common words.
 //!
 //! FTS5 finds a phrase by walking the position lists of all its words, so a
-//! phrase with a word in most messages (`"the error"`, `"fix it now"`)
-//! costs as much as that word's whole list, whatever the phrase's own
-//! matches. So when a message is indexed, each [`COMMON_WORDS`] token that
-//! another token follows also gets a pair token, colocated with it (so it
-//! counts in no length): the marker, `+`, the common word, a space and the
-//! next token. In a phrase the engine asks for pairs ([`PAIRS_TAG`]), each
-//! common word that another word follows is then looked for as that pair:
-//! the pair is at a position exactly when the common word is there and the
-//! next word right after it, so the phrase matches the same messages, and
-//! FTS5 walks the pair's short list instead of the common word's long one;
-//! a phrase's last word right after a pair is left out, as the pair says
-//! it is there. A common word that ends a phrase stays itself, as does
-//! every word of a prefix term (its last word matches any word it starts).
+//! phrase with a word in most messages (`"the error"`, `"failed to"`, `"fix
+//! it now"`) costs as much as that word's whole list, whatever the phrase's
+//! own matches. So when a message is indexed, each token that another
+//! token follows, when either of the two is a [`COMMON_WORDS`] word, also
+//! gets a pair token, colocated with the first (so it counts in no
+//! length): the marker, `+`, the first token, a space and the next. In a
+//! phrase the engine asks for pairs ([`PAIRS_TAG`]), each word that
+//! another follows, when either is common, is then looked for as their
+//! pair: the pair is at a position exactly when the first word is there
+//! and the next right after it, so the phrase matches the same messages,
+//! and FTS5 walks the pair's short list instead of the common word's long
+//! one; a phrase's last word right after a pair is left out, as the pair
+//! says it is there. Every word of a prefix term stays itself (its last
+//! word matches any word it starts).
 
 use crate::tiers::MARKER;
 use crate::tokenizer::{Token, Tokenizer, RUN_BOUNDARY};
@@ -58,75 +59,63 @@ const fn packed(word: &[u8]) -> u64 {
     key
 }
 
-/// The pair token of `common` followed by `next`.
-fn push_pair(out: &mut String, common: &str, next: &str) {
+/// The pair token of `first` followed by `next`.
+fn push_pair(out: &mut String, first: &str, next: &str) {
     out.clear();
     out.push(MARKER);
     out.push(PAIRS_TAG);
-    out.push_str(common);
+    out.push_str(first);
     out.push(' ');
     out.push_str(next);
 }
 
-/// Tokenizes a document as `tokenizer` does, adding after each common word
-/// that another token follows its pair token (`emit`'s second argument
-/// says the token is colocated with the one before).
+/// Tokenizes a document as `tokenizer` does, adding after each token that
+/// another token follows, when either is a common word, their pair token
+/// (`emit`'s second argument says the token is colocated with the one
+/// before: the pair comes right after the first token's own colocated
+/// tokens, so it takes the first token's position).
 pub fn tokenize_with_pairs<E>(
     tokenizer: &mut Tokenizer,
     text: &[u8],
     emit: &mut dyn FnMut(Token<'_>, bool) -> Result<(), E>,
 ) -> Result<(), E> {
-    // The common word waiting for the token after it (its text is kept in
-    // `common`, reused), and the pair's text.
-    let mut waiting: Option<(usize, usize)> = None;
-    let mut common = String::new();
+    // The token before (its text, reused, and its span), none at the start.
+    let mut previous = String::new();
+    let mut span = (0, 0);
     let mut pair = String::new();
     tokenizer.tokenize(text, &mut |token| {
-        if let Some(span) = waiting.take() {
-            emit_waiting(&common, span, Some(token.text), &mut pair, emit)?;
+        if pairs_with(&previous, token.text) {
+            push_pair(&mut pair, &previous, token.text);
+            let (start, end) = span;
+            emit(
+                Token {
+                    text: &pair,
+                    start,
+                    end,
+                },
+                true,
+            )?;
         }
-        if is_common(token.text) {
-            common.clear();
-            common.push_str(token.text);
-            waiting = Some((token.start, token.end));
-            return Ok(());
-        }
+        previous.clear();
+        previous.push_str(token.text);
+        span = (token.start, token.end);
         emit(token, false)
-    })?;
-    match waiting {
-        Some(span) => emit_waiting(&common, span, None, &mut pair, emit),
-        None => Ok(()),
-    }
+    })
 }
 
-/// Emits the common word that waited for the token after it (`next`, none
-/// at the end of the text) and, unless that is a run boundary, their pair.
-fn emit_waiting<E>(
-    common: &str,
-    (start, end): (usize, usize),
-    next: Option<&str>,
-    pair: &mut String,
-    emit: &mut dyn FnMut(Token<'_>, bool) -> Result<(), E>,
-) -> Result<(), E> {
-    let word = Token {
-        text: common,
-        start,
-        end,
-    };
-    emit(word, false)?;
-    match next.filter(|next| *next != RUN_BOUNDARY) {
-        Some(next) => {
-            push_pair(pair, common, next);
-            emit(Token { text: pair, ..word }, true)
-        }
-        None => Ok(()),
-    }
+/// Whether `first` followed by `next` has a pair token: either is a common
+/// word and neither is empty (no token before) or a run boundary.
+fn pairs_with(first: &str, next: &str) -> bool {
+    (is_common(first) || is_common(next))
+        && !first.is_empty()
+        && first != RUN_BOUNDARY
+        && next != RUN_BOUNDARY
 }
 
 /// In a query, a string that starts with the marker and [`PAIRS_TAG`]: its
-/// words as `tokenizer` gives them, each common word that another word
-/// follows replaced by their pair token; emits them and returns true.
-/// Anything else returns false and emits nothing.
+/// words as `tokenizer` gives them, each word that another follows, when
+/// either is a common word, replaced by their pair token; emits them and
+/// returns true. Anything else returns false and emits nothing.
 pub fn tokenize_query_pairs<E>(
     tokenizer: &mut Tokenizer,
     text: &[u8],
@@ -143,7 +132,7 @@ pub fn tokenize_query_pairs<E>(
     for (i, (token, start, end)) in tokens.iter().enumerate() {
         let next = tokens.get(i + 1).map(|(next, ..)| next.as_str());
         let text = match next {
-            Some(next) if next != RUN_BOUNDARY && is_common(token) => {
+            Some(next) if pairs_with(token, next) => {
                 push_pair(&mut pair, token, next);
                 pair.as_str()
             }
@@ -159,6 +148,14 @@ pub fn tokenize_query_pairs<E>(
         })?;
     }
     Ok(true)
+}
+
+/// Whether a phrase of `tokens` (as [`Tokenizer::tokens`] gives them) is
+/// matched with pair tokens: two of them in a row have one.
+pub fn phrase_has_pairs<T: AsRef<str>>(tokens: &[T]) -> bool {
+    tokens
+        .windows(2)
+        .any(|w| pairs_with(w[0].as_ref(), w[1].as_ref()))
 }
 
 /// `phrase`'s words written for a query string matched with pair tokens.
@@ -199,9 +196,9 @@ mod tests {
         pairs.then_some(out)
     }
 
-    fn pair(common: &str, next: &str) -> String {
+    fn pair(first: &str, next: &str) -> String {
         let mut out = String::new();
-        push_pair(&mut out, common, next);
+        push_pair(&mut out, first, next);
         out
     }
 
@@ -220,21 +217,40 @@ mod tests {
     }
 
     #[test]
-    fn a_document_pairs_each_common_word_with_the_next_token() {
+    fn a_document_pairs_each_token_next_to_a_common_word_with_the_next() {
         assert_eq!(
-            document("Fix the error in it"),
+            document("Fix the error in it now"),
             [
                 ("fix".to_owned(), false),
+                (pair("fix", "the"), true),
                 ("the".to_owned(), false),
                 (pair("the", "error"), true),
                 ("error".to_owned(), false),
+                (pair("error", "in"), true),
                 ("in".to_owned(), false),
                 (pair("in", "it"), true),
                 ("it".to_owned(), false),
+                (pair("it", "now"), true),
+                ("now".to_owned(), false),
             ]
+        );
+        assert_eq!(
+            document("failed badly"),
+            [("failed".to_owned(), false), ("badly".to_owned(), false)]
         );
         assert_eq!(document("the"), [("the".to_owned(), false)]);
         assert!(document("").is_empty());
+    }
+
+    #[test]
+    fn a_pair_has_the_span_of_its_first_token() {
+        let mut spans = Vec::new();
+        tokenize_with_pairs::<()>(&mut tokenizer(), b"failed to", &mut |t, colocated| {
+            spans.push((t.start, t.end, colocated));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(spans, [(0, 6, false), (0, 6, true), (7, 9, false)]);
     }
 
     #[test]
@@ -248,22 +264,39 @@ mod tests {
     }
 
     #[test]
-    fn a_tagged_query_string_replaces_common_words_that_have_a_next() {
+    fn a_tagged_query_string_replaces_words_next_to_a_common_one() {
         assert_eq!(
             query(&query_string("fix the error now")).unwrap(),
-            ["fix", &pair("the", "error"), "error", "now"]
+            [&pair("fix", "the"), &pair("the", "error"), "error", "now"]
         );
         assert_eq!(
             query(&query_string("to the end of")).unwrap(),
-            [&pair("to", "the"), &pair("the", "end"), "end", "of"]
+            [pair("to", "the"), pair("the", "end"), pair("end", "of")]
         );
         // The pair alone says the last word follows.
         assert_eq!(
-            query(&query_string("fix the error")).unwrap(),
-            ["fix", &pair("the", "error")]
+            query(&query_string("the error")).unwrap(),
+            [pair("the", "error")]
+        );
+        assert_eq!(
+            query(&query_string("failed to")).unwrap(),
+            [pair("failed", "to")]
         );
         assert_eq!(query(&query_string("of the")).unwrap(), [pair("of", "the")]);
+        assert_eq!(
+            query(&query_string("failed badly")).unwrap(),
+            ["failed", "badly"]
+        );
         assert_eq!(query("fix the error"), None);
+    }
+
+    #[test]
+    fn phrases_with_a_common_word_next_to_another_have_pairs() {
+        assert!(phrase_has_pairs(&["failed", "to"]));
+        assert!(phrase_has_pairs(&["the", "error"]));
+        assert!(!phrase_has_pairs(&["failed", "badly"]));
+        assert!(!phrase_has_pairs(&["the"]));
+        assert!(!phrase_has_pairs(&["the", RUN_BOUNDARY]));
     }
 
     #[test]

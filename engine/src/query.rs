@@ -286,15 +286,12 @@ impl Query {
 
     /// A term as FTS5 strings, alternatives of one another: one, `*` after
     /// a prefix, or for a one-word prefix of a length that has prefix tokens
-    /// those tokens' strings (see [`prefixes`]); a phrase with a common word
-    /// that another word follows (not a prefix) is matched with pair tokens
+    /// those tokens' strings (see [`prefixes`]); a phrase (not a prefix)
+    /// with a common word next to another word is matched with pair tokens
     /// (see [`pairs`]).
     fn fts5_phrases(&self, index: usize) -> Vec<String> {
         let term = &self.terms[index];
-        let pairs = term
-            .tokens
-            .split_last()
-            .is_some_and(|(_, leading)| leading.iter().any(|token| pairs::is_common(token)));
+        let pairs = pairs::phrase_has_pairs(&term.tokens);
         let one = if term.prefix {
             if let [token] = term.tokens.as_slice() {
                 if let Some(alternatives) = prefixes::query_alternatives(&term.text, token) {
@@ -555,12 +552,16 @@ mod tests {
     }
 
     #[test]
-    fn phrases_with_a_common_word_before_another_are_matched_with_pairs() {
+    fn phrases_with_a_common_word_next_to_another_are_matched_with_pairs() {
         assert_eq!(
             expression(r#""fix the error" "the""#),
             format!(r#""{}" AND "the""#, pairs::query_string("fix the error"))
         );
-        assert_eq!(expression(r#""fix the""#), r#""fix the""#);
+        assert_eq!(
+            expression(r#""failed to""#),
+            format!(r#""{}""#, pairs::query_string("failed to"))
+        );
+        assert_eq!(expression(r#""failed badly""#), r#""failed badly""#);
         assert_eq!(
             expression(r#"the*"#),
             format!(r#"("{}*the" OR "the")"#, tiers::MARKER)
@@ -590,8 +591,8 @@ mod tests {
             r##""alice@example.com" AND "#123""##
         );
         assert_eq!(
-            expression("NOT AND NEAR(a b)"),
-            r#""NOT" AND "AND" AND "NEAR(a" AND "b)""#
+            expression("NOT AND NEAR(x b)"),
+            r#""NOT" AND "AND" AND "NEAR(x" AND "b)""#
         );
         assert_eq!(expression(r#"say "hello"#), r#""say" AND "hello""#);
     }
