@@ -10,7 +10,7 @@
 //! scanned. The prefilter decides only which patterns run: what a pattern
 //! finds is unchanged.
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 use std::collections::BTreeMap;
 
@@ -52,6 +52,7 @@ impl Prefilter {
         }
         let searcher = AhoCorasick::builder()
             .ascii_case_insensitive(true)
+            .match_kind(MatchKind::LeftmostFirst)
             .kind(Some(AhoCorasickKind::DFA))
             .build(kept.iter().map(|(literal, _)| literal));
         match searcher {
@@ -69,17 +70,22 @@ impl Prefilter {
         }
     }
 
-    /// For each pattern, whether it may match `text`. The search reports
-    /// overlapping literals too, so none is hidden by another.
+    /// For each pattern, whether it may match `text`. No literal starts
+    /// another, so at most one starts at each position: searching again
+    /// from just after each one's start finds every occurrence of every
+    /// literal, overlapping or not, each search skipping ahead with the
+    /// searcher's own prefilter.
     pub(super) fn candidates(&self, text: &str) -> Vec<bool> {
         let mut may = self.always.clone();
         let Some(searcher) = &self.searcher else {
             return may;
         };
-        for found in searcher.find_overlapping_iter(text) {
+        let mut at = 0;
+        while let Some(found) = searcher.find(Input::new(text).span(at..text.len())) {
             for &pattern in &self.owners[found.pattern().as_usize()] {
                 may[pattern] = true;
             }
+            at = found.start() + 1;
         }
         may
     }
@@ -117,6 +123,14 @@ mod tests {
         assert_eq!(prefilter.candidates("nothing here"), [false, false, true]);
         assert_eq!(prefilter.candidates("x ghp_abc"), [true, false, true]);
         assert_eq!(prefilter.candidates("BeArEr abc"), [false, true, true]);
+    }
+
+    #[test]
+    fn overlapping_literals_are_all_found() {
+        let prefilter = Prefilter::new([r"abcd\s", r"cdef\s", r"bcx\s"]);
+        assert_eq!(prefilter.candidates("xABCDEFx"), [true, true, false]);
+        assert_eq!(prefilter.candidates("abcdef"), [true, true, false]);
+        assert_eq!(prefilter.candidates("abcd bcx"), [true, false, true]);
     }
 
     #[test]
