@@ -1,7 +1,7 @@
 //! Phrases and prefixes through `Store::search` on random messages full of
 //! common words and words that share prefixes: a phrase finds exactly the
 //! messages whose tokens hold the phrase's tokens consecutively, whether or
-//! not it is matched with pair tokens (a common word followed by another
+//! not it is matched with pair tokens (a common word next to another
 //! word), and a prefix exactly those with a token it starts, whether or not
 //! it is matched with prefix tokens (3 or 4 characters), at any case,
 //! across punctuation and next to CJK text.
