@@ -13,7 +13,7 @@
 
 /// Version of the default set. Bump it whenever a pattern changes what it
 /// redacts: databases indexed under another version are re-indexed.
-pub const REDACTION_VERSION: u32 = 1;
+pub const REDACTION_VERSION: u32 = 2;
 
 /// What a match must also satisfy to count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,10 +117,22 @@ macro_rules! secret_name {
     };
 }
 
-/// The keyword of a secret name, for forms where the name is free text.
-macro_rules! keyword {
-    () => {
-        r"(?i:pass(?:word|wd|phrase|code)?|pwd|secret|token|credentials?|auth|api[_\- ]?key|access[_\- ]?key|private[_\- ]?key|client[_\- ]?secret)"
+/// A random-looking token a few words after one of `keywords`, the
+/// keywords of a secret name where the name is free text. The keywords
+/// come in two groups, a pattern each: one alternation of them all was
+/// scanned byte by byte, while each group's search skips ahead to its
+/// words (30 ms against 8 on 10 MB of text).
+macro_rules! keyword_nearby {
+    ($keywords:literal) => {
+        checked(
+            "keyword nearby",
+            concat!(
+                "(?i:",
+                $keywords,
+                r")(?:[^\S\r\n]+\S{1,12}){0,3}?(?:[^\S\r\n]*[:=][^\S\r\n]*|[^\S\r\n]+)(?P<secret>[A-Za-z0-9_\-+/=.]{16,})"
+            ),
+            Check::Random,
+        )
     };
 }
 
@@ -283,10 +295,46 @@ pub const DEFAULT_SHAPES: &[Shape] = &[
             value!()
         ),
     ),
+    // One pattern per client family: an alternation of them all finds the
+    // same matches but is scanned byte by byte instead of skipping ahead to
+    // each family's names (16 ms instead of about 4 on 10 MB of text).
+    anywhere(
+        "command line",
+        concat!(r#"redis-cli(?:\s+\S+){0,12}?\s+-a(?:=|\s*)"#, value!()),
+    ),
+    anywhere(
+        "command line",
+        concat!(r#"sqlcmd(?:\s+\S+){0,12}?\s+-P(?:=|\s*)"#, value!()),
+    ),
+    anywhere(
+        "command line",
+        concat!(r#"sshpass\s+-p(?:=|\s*)"#, value!()),
+    ),
     anywhere(
         "command line",
         concat!(
-            r#"(?:redis-cli(?:\s+\S+){0,12}?\s+-a|sqlcmd(?:\s+\S+){0,12}?\s+-P|sshpass\s+-p|(?:zip|unzip|7z)(?:\s+\S+){0,12}?\s+-P|ldap(?:search|add|modify|delete|passwd|whoami)(?:\s+\S+){0,12}?\s+-w|(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)(?:\s+\S+){0,12}?\s+-p|(?:docker|podman|helm|buildah|skopeo|oras|crane)(?:\s+\S+){0,12}?\s+(?:-p|--password))(?:=|\s*)"#,
+            r#"(?:zip|unzip|7z)(?:\s+\S+){0,12}?\s+-P(?:=|\s*)"#,
+            value!()
+        ),
+    ),
+    anywhere(
+        "command line",
+        concat!(
+            r#"ldap(?:search|add|modify|delete|passwd|whoami)(?:\s+\S+){0,12}?\s+-w(?:=|\s*)"#,
+            value!()
+        ),
+    ),
+    anywhere(
+        "command line",
+        concat!(
+            r#"(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)(?:\s+\S+){0,12}?\s+-p(?:=|\s*)"#,
+            value!()
+        ),
+    ),
+    anywhere(
+        "command line",
+        concat!(
+            r#"(?:docker|podman|helm|buildah|skopeo|oras|crane)(?:\s+\S+){0,12}?\s+(?:-p|--password)(?:=|\s*)"#,
             value!()
         ),
     ),
@@ -298,10 +346,13 @@ pub const DEFAULT_SHAPES: &[Shape] = &[
         "command line",
         r#"-pass(?:in|out)?[ \t]+['"]?pass:(?P<secret>[^\s'"]+)"#,
     ),
-    anywhere(
+    // `curl -u user:pass`: the flag starts a word (checked in code, which
+    // lets the search skip ahead to each `-u`, where a leading `(?:\s|^)`
+    // made it step through every byte).
+    word(
         "command line",
         concat!(
-            r#"(?:\s|^)(?:-u|--user)\s+['"]?[^\s:'"]+:(?P<secret>"#,
+            r#"(?:-u|--user)\s+['"]?[^\s:'"]+:(?P<secret>"#,
             unquoted!(),
             ")"
         ),
@@ -398,12 +449,6 @@ pub const DEFAULT_SHAPES: &[Shape] = &[
         r"(?:密码|密碼|口令|密钥|密鑰|令牌|パスワード|暗証番号|トークン|秘密鍵|비밀번호|암호|토큰)\s*(?:[:：=]|是|為|为|は|는|은)?\s*(?P<secret>[\x21-\x7E]+)",
     ),
     // A random-looking token a few words after a secret's keyword
-    checked(
-        "keyword nearby",
-        concat!(
-            keyword!(),
-            r"(?:[^\S\r\n]+\S{1,12}){0,3}?(?:[^\S\r\n]*[:=][^\S\r\n]*|[^\S\r\n]+)(?P<secret>[A-Za-z0-9_\-+/=.]{16,})"
-        ),
-        Check::Random,
-    ),
+    keyword_nearby!(r"pass(?:word|wd|phrase|code)?|pwd|secret|token|credentials?|auth"),
+    keyword_nearby!(r"api[_\- ]?key|access[_\- ]?key|private[_\- ]?key|client[_\- ]?secret"),
 ];

@@ -184,6 +184,18 @@ fn more_command_lines_and_forms() {
             "the password for staging is:\n  Xq7vLm2pQ9zz",
             "the password for staging is:\n  [REDACTED]",
         ),
+        (
+            "--user bob:Hk29xLq8 first, then (-u eve:Pq81zZk, twice)",
+            "--user bob:[REDACTED] first, then (-u eve:[REDACTED], twice)",
+        ),
+        (
+            "menu-u bob:Hk29xLq8 is a label",
+            "menu-u bob:Hk29xLq8 is a label",
+        ),
+        (
+            "echo ok && docker push x && helm repo add --password Xq7vLm2p r",
+            "echo ok && docker push x && helm repo add --password [REDACTED] r",
+        ),
         ("spin is fast", "spin is fast"),
     ] {
         assert_eq!(redact(text), expected, "{text}");
