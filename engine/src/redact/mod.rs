@@ -22,7 +22,7 @@
 pub mod patterns;
 mod prefilter;
 
-use patterns::{Check, Shape, DEFAULT_SHAPES, REDACTION_VERSION};
+use patterns::{Check, Shape, Start, DEFAULT_SHAPES, REDACTION_VERSION};
 use prefilter::Prefilter;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
@@ -46,14 +46,14 @@ const PARALLEL_BYTES: usize = 1 << 20;
 #[derive(Debug, Clone)]
 struct Compiled {
     regex: Regex,
-    word_start: bool,
+    start: Start,
     check: Check,
     /// The groups that hold the secret; empty: the whole match.
     groups: Vec<usize>,
 }
 
 impl Compiled {
-    fn new(pattern: &str, word_start: bool, check: Check) -> Result<Compiled, regex::Error> {
+    fn new(pattern: &str, start: Start, check: Check) -> Result<Compiled, regex::Error> {
         let regex = Regex::new(pattern)?;
         let groups = regex
             .capture_names()
@@ -63,10 +63,22 @@ impl Compiled {
             .collect();
         Ok(Compiled {
             regex,
-            word_start,
+            start,
             check,
             groups,
         })
+    }
+
+    /// `None` when a match may start at `at` (see [`Start`]), else where
+    /// to search again.
+    fn next_start(&self, view: &View<'_>, at: usize) -> Option<usize> {
+        match self.start {
+            Start::Anywhere => None,
+            Start::Word if view.starts_word(at) => None,
+            Start::Word => Some(view.next_word_start(at)),
+            Start::After(accepts) if at > 0 && accepts(view.text.as_bytes()[at - 1]) => None,
+            Start::After(_) => Some(next_char(&view.text, at)),
+        }
     }
 
     /// Adds the secrets this pattern finds in `view` to `out` (see
@@ -80,8 +92,8 @@ impl Compiled {
             let Some(whole) = self.regex.find_at(text, at) else {
                 break;
             };
-            if self.word_start && !view.starts_word(whole.start()) {
-                at = view.next_word_start(whole.start());
+            if let Some(next) = self.next_start(view, whole.start()) {
+                at = next;
                 continue;
             }
             let mut push = |m: regex::Match<'_>| {
@@ -244,7 +256,7 @@ fn defaults() -> &'static (Vec<Compiled>, Prefilter) {
         let compiled = DEFAULT_SHAPES
             .iter()
             .map(|shape: &Shape| {
-                Compiled::new(shape.pattern, shape.word_start, shape.check).unwrap_or_else(|e| {
+                Compiled::new(shape.pattern, shape.start, shape.check).unwrap_or_else(|e| {
                     panic!("default pattern of {} is invalid: {e}", shape.family)
                 })
             })
@@ -271,7 +283,7 @@ impl Redactor {
         let extra = extra
             .iter()
             .map(|p| {
-                Compiled::new(p.as_ref(), false, Check::None).map_err(|e| {
+                Compiled::new(p.as_ref(), Start::Anywhere, Check::None).map_err(|e| {
                     // The regex crate draws the pattern with a caret over
                     // several lines; its last line says what is wrong.
                     let e = e.to_string();

@@ -5,11 +5,12 @@
 //! names start with `secret`, only those groups (the value of `PASSWORD=…`,
 //! not the name). Patterns run on the text as written and on its
 //! line-joined view (see the parent module), so a hard-wrapped secret is
-//! seen whole. A pattern marked [`Shape::word_start`] must start a word: at
-//! the start of the text, after a character that is not an ASCII letter,
-//! digit or `_`, or where two lines were joined. That is checked in code
-//! rather than with `\b`, so a secret whose line was joined to the line
-//! above still starts a word.
+//! seen whole. Where a match may start ([`Start`]) is checked in code rather
+//! than in the pattern: `\b` would not see that a secret whose line was
+//! joined to the line above still starts a word, and a pattern that begins
+//! with a look at the character before (`(?:\s|^)`, a character class) is
+//! scanned byte by byte, while one that begins with a literal lets the
+//! search skip ahead to it.
 
 /// Version of the default set. Bump it whenever a pattern changes what it
 /// redacts: databases indexed under another version are re-indexed.
@@ -28,6 +29,19 @@ pub enum Check {
     NotProse,
 }
 
+/// Where a match may start.
+#[derive(Debug, Clone, Copy)]
+pub enum Start {
+    /// Anywhere.
+    Anywhere,
+    /// Where a word can start: at the start of the text, after a character
+    /// that is not an ASCII letter, digit or `_`, or where two lines were
+    /// joined.
+    Word,
+    /// Right after a byte the function accepts.
+    After(fn(u8) -> bool),
+}
+
 /// One default pattern.
 #[derive(Debug, Clone, Copy)]
 pub struct Shape {
@@ -35,8 +49,8 @@ pub struct Shape {
     pub family: &'static str,
     /// A regular expression in the syntax of the `regex` crate.
     pub pattern: &'static str,
-    /// The match must start a word.
-    pub word_start: bool,
+    /// Where the match may start.
+    pub start: Start,
     /// The extra condition on the secret.
     pub check: Check,
 }
@@ -45,7 +59,7 @@ const fn word(family: &'static str, pattern: &'static str) -> Shape {
     Shape {
         family,
         pattern,
-        word_start: true,
+        start: Start::Word,
         check: Check::None,
     }
 }
@@ -54,7 +68,7 @@ const fn anywhere(family: &'static str, pattern: &'static str) -> Shape {
     Shape {
         family,
         pattern,
-        word_start: false,
+        start: Start::Anywhere,
         check: Check::None,
     }
 }
@@ -63,7 +77,7 @@ const fn checked(family: &'static str, pattern: &'static str, check: Check) -> S
     Shape {
         family,
         pattern,
-        word_start: false,
+        start: Start::Anywhere,
         check,
     }
 }
@@ -370,14 +384,14 @@ pub const DEFAULT_SHAPES: &[Shape] = &[
             r#"['"]?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\?\r?\n[ \t]+)?"#,
             value!()
         ),
-        word_start: true,
+        start: Start::Word,
         check: Check::NotProse,
     },
     // A bare `key` names anything, so its value counts when it looks random
     Shape {
         family: "assignment",
         pattern: concat!(r#"(?i:key)['"]?[ \t]*(?:=>|:=|[:=])[ \t]*"#, value!()),
-        word_start: true,
+        start: Start::Word,
         check: Check::Random,
     },
     // JSON and Python fields named like secrets, string values, also as
@@ -412,15 +426,20 @@ pub const DEFAULT_SHAPES: &[Shape] = &[
             r#"\\?["']\s+(?i:value)\s*=\s*(?:\\?"(?P<secret>[^"\\]*)\\?"|'(?P<secret_sq>[^']*)')"#
         ),
     ),
-    // .pgpass lines (host:port:database:user:password) and .netrc entries
-    word(
-        "pgpass",
-        concat!(
-            r"[A-Za-z0-9_.\-*]+:(?:[0-9]{1,5}|\*):[A-Za-z0-9_.\-*]+:[A-Za-z0-9_.@\-*]+:(?P<secret>",
+    // .pgpass lines (host:port:database:user:password), from the colon
+    // after the host, which must end right before it (16 ms instead of 1 on
+    // 10 MB of text when the pattern began with the host's characters), and
+    // .netrc entries
+    Shape {
+        family: "pgpass",
+        pattern: concat!(
+            r":(?:[0-9]{1,5}|\*):[A-Za-z0-9_.\-*]+:[A-Za-z0-9_.@\-*]+:(?P<secret>",
             unquoted!(),
             ")"
         ),
-    ),
+        start: Start::After(|b| b.is_ascii_alphanumeric() || b"_.-*".contains(&b)),
+        check: Check::None,
+    },
     anywhere(
         "netrc",
         concat!(
@@ -441,7 +460,7 @@ pub const DEFAULT_SHAPES: &[Shape] = &[
             unquoted!(),
             ")"
         ),
-        word_start: true,
+        start: Start::Word,
         check: Check::NotProse,
     },
     anywhere(

@@ -193,6 +193,14 @@ fn more_command_lines_and_forms() {
             "menu-u bob:Hk29xLq8 is a label",
         ),
         (
+            "lines db-1.internal:5432:app:ops:Xq7vLm2p and *:*:*:pg:Hk29xLq8 end",
+            "lines db-1.internal:5432:app:ops:[REDACTED] and *:*:*:pg:[REDACTED] end",
+        ),
+        (
+            "no host :5432:app:ops:Xq7vLm2p, nor (:5432:app:ops:Xq7vLm2p)",
+            "no host :5432:app:ops:Xq7vLm2p, nor (:5432:app:ops:Xq7vLm2p)",
+        ),
+        (
             "echo ok && docker push x && helm repo add --password Xq7vLm2p r",
             "echo ok && docker push x && helm repo add --password [REDACTED] r",
         ),
