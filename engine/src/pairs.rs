@@ -79,12 +79,15 @@ pub fn tokenize_with_pairs<E>(
     text: &[u8],
     emit: &mut dyn FnMut(Token<'_>, bool) -> Result<(), E>,
 ) -> Result<(), E> {
-    // The token before (its text, reused, and its span), none at the start.
+    // The token before (its text, reused, its span and whether it is
+    // common), none at the start.
     let mut previous = String::new();
     let mut span = (0, 0);
+    let mut previous_common = false;
     let mut pair = String::new();
     tokenizer.tokenize(text, &mut |token| {
-        if pairs_with(&previous, token.text) {
+        let common = is_common(token.text);
+        if pairs_when((&previous, previous_common), (token.text, common)) {
             push_pair(&mut pair, &previous, token.text);
             let (start, end) = span;
             emit(
@@ -99,6 +102,7 @@ pub fn tokenize_with_pairs<E>(
         previous.clear();
         previous.push_str(token.text);
         span = (token.start, token.end);
+        previous_common = common;
         emit(token, false)
     })
 }
@@ -106,7 +110,13 @@ pub fn tokenize_with_pairs<E>(
 /// Whether `first` followed by `next` has a pair token: either is a common
 /// word and neither is empty (no token before) or a run boundary.
 fn pairs_with(first: &str, next: &str) -> bool {
-    (is_common(first) || is_common(next))
+    pairs_when((first, is_common(first)), (next, is_common(next)))
+}
+
+/// [`pairs_with`] for two tokens each given with whether it is common, so
+/// that a document asks [`is_common`] once per token.
+fn pairs_when((first, first_common): (&str, bool), (next, next_common): (&str, bool)) -> bool {
+    (first_common || next_common)
         && !first.is_empty()
         && first != RUN_BOUNDARY
         && next != RUN_BOUNDARY
