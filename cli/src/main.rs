@@ -762,7 +762,7 @@ fn index_pending(store: &Store, quiet: bool) -> Result<i64, Failure> {
     };
     bar.set_length((indexed + progress.pending) as u64);
     bar.set_style(
-        ProgressStyle::with_template("indexing {bar:40} {pos}/{len} messages, {eta} left")
+        ProgressStyle::with_template("indexing {bar:40} {pos}/{len} messages, {eta} left{msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar.set_position(indexed as u64);
@@ -771,6 +771,9 @@ fn index_pending(store: &Store, quiet: bool) -> Result<i64, Failure> {
         indexed += progress.indexed;
         bar.set_length((indexed + progress.pending) as u64);
         bar.set_position(indexed as u64);
+        if progress.compacting {
+            bar.set_message("; merging the index into one segment");
+        }
     }
     bar.finish_and_clear();
     Ok(indexed)

@@ -2,6 +2,7 @@
 //! status. The schema and triggers are the `.sql` files of `sql/`, embedded
 //! here; these functions run them through a [`Connection`].
 
+use crate::compaction;
 use crate::db::{Connection, Value};
 pub use crate::error::{Error, Result};
 use crate::redact::patterns::REDACTION_VERSION;
@@ -72,6 +73,10 @@ pub struct Status {
     /// `"ok"`, or FTS5's integrity-check error; absent from `sessions_init()`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub integrity: Option<String>,
+    /// The FTS5 segments (b-trees) the index lies in: each search looks
+    /// every term up in each; absent from `sessions_init()`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub segments: Option<i64>,
 }
 
 /// What one `sessions_reconcile(max_rows)` slice did.
@@ -81,7 +86,11 @@ pub struct Progress {
     pub indexed: i64,
     /// Messages still waiting.
     pub pending: i64,
-    /// No work is left.
+    /// The index is being merged into one segment after a large backlog
+    /// (see [`crate::compaction`]); searches are complete meanwhile.
+    #[serde(default)]
+    pub compacting: bool,
+    /// No work is left: nothing pending and no compaction.
     pub done: bool,
 }
 
@@ -174,14 +183,16 @@ fn locked(function: &str, e: crate::db::SqlError) -> Error {
     })
 }
 
-fn meta(db: &dyn Connection, key: &str) -> Result<Value> {
+/// A value of `session_search_meta`; NULL when the key is absent.
+pub(crate) fn meta(db: &dyn Connection, key: &str) -> Result<Value> {
     Ok(db.query_value(
         "SELECT value FROM session_search_meta WHERE key = ?1",
         &[key.into()],
     )?)
 }
 
-fn set_meta(db: &dyn Connection, key: &str, value: Value) -> Result<()> {
+/// Stores a value of `session_search_meta`.
+pub(crate) fn set_meta(db: &dyn Connection, key: &str, value: Value) -> Result<()> {
     db.query(
         "INSERT OR REPLACE INTO session_search_meta(key, value) VALUES (?1, ?2)",
         &[key.into(), value],
@@ -544,6 +555,11 @@ pub(crate) fn catch_up(db: &dyn Connection, max_rows: i64) -> Result<Index> {
         };
     }
     if !has_pending(db)? {
+        // A compaction left unfinished by a drain that ended with its
+        // process is taken up again by a new drain.
+        if compaction::remains(db)? && indexing_mode(db)? == IndexingMode::Immediate {
+            crate::drain::request(db);
+        }
         return Ok(Index::Complete);
     }
     if indexing_mode(db)? == IndexingMode::Deferred || !crate::drain::request(db) {
@@ -564,7 +580,7 @@ pub(crate) fn catch_up(db: &dyn Connection, max_rows: i64) -> Result<Index> {
 /// that nothing be indexed until the host calls `sessions_reconcile` (a
 /// bulk import is running). Waits for the write lock as the connection's
 /// busy timeout says. Returns whether work remains that the drain should
-/// continue with.
+/// continue with (a backlog or a compaction).
 ///
 /// # Errors
 ///
@@ -574,13 +590,18 @@ pub fn background_slice(db: &dyn Connection, max_rows: i64) -> Result<bool> {
         return Ok(false);
     }
     reconcile_slice(db, max_rows, Lock::Wait)?;
-    has_pending(db)
+    Ok(has_pending(db)? || compaction::remains(db)?)
 }
 
 /// Indexes up to `max_rows` backlog nodes, newest first, and returns how
 /// many it indexed. Its reads and writes are one transaction, so the slice
 /// reads the rows it indexes, never the whole backlog (see
 /// `session_search_nodes_to_index`).
+///
+/// A slice that waits for the lock (`sessions_reconcile`, the drain; not a
+/// search's) spends what is left of its budget once the backlog is empty
+/// on compaction, a merged page for an indexed row: the two cost about the
+/// same.
 fn reconcile_slice(db: &dyn Connection, max_rows: i64, lock: Lock) -> Result<i64> {
     atomically(db, || {
         if lock == Lock::Wait {
@@ -589,10 +610,17 @@ fn reconcile_slice(db: &dyn Connection, max_rows: i64, lock: Lock) -> Result<i64
         ensure_index_current(db)?;
         db.query(RECONCILE_INDEX_SQL, &[max_rows.into()])?;
         db.query(RECONCILE_MARK_SQL, &[max_rows.into()])?;
-        Ok(db
+        let indexed = db
             .query_value("SELECT changes()", &[])?
             .as_i64()
-            .unwrap_or(0))
+            .unwrap_or(0);
+        // Fewer rows than asked for: the backlog is empty.
+        let backlog_left = indexed == max_rows && has_pending(db)?;
+        compaction::count_reconciled(db, indexed, backlog_left)?;
+        if lock == Lock::Wait && !backlog_left {
+            compaction::step(db, max_rows - indexed)?;
+        }
+        Ok(indexed)
     })
 }
 
@@ -617,10 +645,12 @@ pub fn reconcile(db: &dyn Connection, max_rows: i64) -> Result<Progress> {
         e => e,
     })?;
     let pending = pending(db)?;
+    let compacting = compaction::remains(db)?;
     Ok(Progress {
         indexed,
         pending,
-        done: pending == 0,
+        compacting,
+        done: pending == 0 && !compacting,
     })
 }
 
@@ -634,7 +664,7 @@ pub fn set_indexing(db: &dyn Connection, mode: IndexingMode) -> Result<IndexingM
     require_schema(db, "sessions_set_indexing")?;
     let previous = indexing_mode(db)?;
     set_meta(db, "indexing", mode.name().into())?;
-    if mode == IndexingMode::Immediate && has_pending(db)? {
+    if mode == IndexingMode::Immediate && (has_pending(db)? || compaction::remains(db)?) {
         crate::drain::request(db);
     }
     Ok(previous)
@@ -682,5 +712,9 @@ fn read_status(db: &dyn Connection, check_integrity: bool) -> Result<Status> {
         pending: pending(db)?,
         indexing: indexing_mode(db)?,
         integrity,
+        segments: match check_integrity {
+            true => Some(compaction::segments(db)?),
+            false => None,
+        },
     })
 }

@@ -34,15 +34,22 @@ conn.execute("COMMIT")
 """
 
 # A process that appends messages one per transaction with a busy timeout,
-# as a host's writer does; it fails loudly on any error.
+# as a host's writer does, until it wrote argv[3] rows or the file argv[4]
+# exists; it prints "writing" after its first row and the number of rows at
+# the end, and fails loudly on any error.
 WRITER = """
-import sqlite3, sys
+import os, sqlite3, sys
 conn = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=5)
 conn.enable_load_extension(True)
 conn.load_extension(sys.argv[2])
-for i in range(int(sys.argv[3])):
+rows = 0
+while rows < int(sys.argv[3]) and not (len(sys.argv) > 4 and os.path.exists(sys.argv[4])):
     conn.execute("INSERT INTO messages(session_key, role, content, created_at) VALUES ('s1', 'user', ?, ?)",
-                 (f"writer row {i}", 10_000_000 + i))
+                 (f"writer row {rows}", 10_000_000 + rows))
+    rows += 1
+    if rows == 1:
+        print("writing", flush=True)
+print(rows, flush=True)
 """
 
 ROWS = 20_000
@@ -236,6 +243,53 @@ class BacklogTest(unittest.TestCase):
         self.wait_drained()
         self.assertEqual(value(conn, "SELECT count(*) FROM messages"), ROWS + 300)
         found = search(conn, '"writer row 299"', caller="s1")
+        self.assertEqual(len(found["results"]), 1, found)
+
+    def status(self):
+        conn = connect(self.path)
+        try:
+            return json.loads(value(conn, "SELECT sessions_status()"))
+        finally:
+            conn.close()
+
+    def test_the_drain_compacts_the_index_once_the_backlog_is_indexed(self):
+        conn = adopted_backlog(self.path)
+        self.assertTrue(search(conn, "archived")["indexing"])
+        deadline = time.monotonic() + 120
+        while (status := self.status())["pending"] > 0 or status["segments"] > 1:
+            self.assertLess(time.monotonic(), deadline, f"the index was not compacted: {status}")
+            time.sleep(0.2)
+        self.assertEqual(status["integrity"], "ok")
+        self.assertEqual(json.loads(value(conn, "SELECT sessions_reconcile(1)")),
+                         {"indexed": 0, "pending": 0, "compacting": False, "done": True})
+        self.assertEqual(len(search(conn, '"archived note 19999"')["results"]), 1)
+
+    def test_writers_with_a_busy_timeout_never_fail_while_the_index_is_compacted(self):
+        conn = adopted_backlog(self.path)
+        conn.execute("PRAGMA busy_timeout = 5000")
+        value(conn, "SELECT sessions_set_indexing('deferred')")
+        progress = json.loads(value(conn, f"SELECT sessions_reconcile({ROWS})"))
+        self.assertEqual((progress["pending"], progress["compacting"]), (0, True), progress)
+        self.assertGreater(self.status()["segments"], 1)
+        stop = os.path.join(self.dir.name, "stop")
+        writer = subprocess.Popen([sys.executable, "-c", WRITER, self.path, EXTENSION, "1000000", stop],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(writer.stdout.readline().strip(), "writing")
+        # The drain and this connection's slices compact side by side while
+        # the writer appends.
+        value(conn, "SELECT sessions_set_indexing('immediate')")
+        deadline = time.monotonic() + 120
+        while not json.loads(value(conn, "SELECT sessions_reconcile(100)"))["done"]:
+            self.assertLess(time.monotonic(), deadline, "the compaction did not finish")
+        open(stop, "w").close()
+        out, err = writer.communicate(timeout=60)
+        self.assertEqual(writer.returncode, 0, err)
+        written = int(out.split()[-1])
+        self.assertGreater(written, 0)
+        self.assertEqual(value(conn, "SELECT count(*) FROM messages"), ROWS + written)
+        status = self.status()
+        self.assertEqual((status["pending"], status["integrity"]), (0, "ok"), status)
+        found = search(conn, f'"writer row {written - 1}"', caller="s1")
         self.assertEqual(len(found["results"]), 1, found)
 
 

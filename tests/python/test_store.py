@@ -574,11 +574,14 @@ class DeferredTest(StoreTestCase):
         self.assertEqual((s["messages"], s["indexed"], s["pending"], s["indexing"]), (11, 0, 10, "deferred"))
         progress = [json.loads(value(conn, "SELECT sessions_reconcile(4)")) for _ in range(4)]
         self.assertEqual(progress, [
-            {"indexed": 4, "pending": 6, "done": False},
-            {"indexed": 4, "pending": 2, "done": False},
-            {"indexed": 2, "pending": 0, "done": True},
-            {"indexed": 0, "pending": 0, "done": True},
+            {"indexed": 4, "pending": 6, "compacting": False, "done": False},
+            {"indexed": 4, "pending": 2, "compacting": False, "done": False},
+            # The whole index was reconciled: its segments are merged into
+            # one, in the budget left and the next slice.
+            {"indexed": 2, "pending": 0, "compacting": True, "done": False},
+            {"indexed": 0, "pending": 0, "compacting": False, "done": True},
         ])
+        self.assertEqual(status(conn)["segments"], 1)
         self.assertEqual(len(found(conn, "yankee", "d")), 10)
         # Rewinds in deferred mode remove at once and queue what joins.
         rewind(conn, "d", 3)
@@ -587,7 +590,7 @@ class DeferredTest(StoreTestCase):
         rewind(conn, "d", 11)
         self.assertEqual(status(conn)["pending"], 7)
         self.assertEqual(json.loads(value(conn, "SELECT sessions_reconcile(100)")),
-                         {"indexed": 7, "pending": 0, "done": True})
+                         {"indexed": 7, "pending": 0, "compacting": False, "done": True})
         self.assertEqual(value(conn, "SELECT sessions_set_indexing('immediate')"), "deferred")
         self.assertConsistent(conn)
 
@@ -632,9 +635,11 @@ class AdoptionTest(StoreTestCase):
         s = self.assertConsistent(conn)
         self.assertEqual(s["pending"], 4)
         self.assertEqual(json.loads(value(conn, "SELECT sessions_reconcile(3)")),
-                         {"indexed": 3, "pending": 1, "done": False})
+                         {"indexed": 3, "pending": 1, "compacting": False, "done": False})
         self.assertEqual(json.loads(value(conn, "SELECT sessions_reconcile(3)")),
-                         {"indexed": 1, "pending": 0, "done": True})
+                         {"indexed": 1, "pending": 0, "compacting": True, "done": False})
+        self.assertEqual(json.loads(value(conn, "SELECT sessions_reconcile(3)")),
+                         {"indexed": 0, "pending": 0, "compacting": False, "done": True})
         self.assertEqual(found(conn, "legacy", "old:1", visibility="all"), [1, 2, 10, 12])
         self.assertEqual(found(conn, "bronze", "old:1", visibility="all"), [])
         self.assertEqual(shown(conn, "old:2", "old:1"), (["10", "12"], 0, 0))
