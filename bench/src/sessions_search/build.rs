@@ -123,6 +123,8 @@ pub struct Build {
     pub pending: i64,
     /// Database size after the load (`page_count * page_size`).
     pub db_bytes: u64,
+    /// FTS5 segments of the index after the load.
+    pub segments: i64,
     /// Seconds of [`OPENCLAW_SQL`].
     pub openclaw_seconds: f64,
     /// Database size with the OpenClaw-style table.
@@ -273,6 +275,7 @@ pub fn run(scale: f64, work: &Path) -> Result<Build, Box<dyn Error>> {
         indexed: 0,
         pending: 0,
         db_bytes: 0,
+        segments: 0,
         openclaw_seconds: 0.0,
         openclaw_db_bytes: 0,
         visible: Vec::new(),
@@ -290,6 +293,11 @@ pub fn run(scale: f64, work: &Path) -> Result<Build, Box<dyn Error>> {
     }
     store.set_indexing(IndexingMode::Immediate)?;
     build.db_bytes = db_bytes(conn)?;
+    build.segments = conn.query_row(
+        "SELECT count(DISTINCT segid) FROM session_search_fts_idx",
+        [],
+        |row| row.get(0),
+    )?;
     let ((), ms) = timed_ms(|| conn.execute_batch(OPENCLAW_SQL))?;
     build.openclaw_seconds = ms / 1e3;
     build.openclaw_db_bytes = db_bytes(conn)?;

@@ -112,7 +112,7 @@ pub fn build(build: &Build) {
     let load = build.insert_seconds + build.reconcile_seconds;
     println!(
         "load: deferred insert {:.1} s + reconcile({}) {:.1} s = {:.1} s ({:.0} msg/s); \
-         {} messages indexed, {} pending; database {:.1} MB",
+         {} messages indexed, {} pending, in {} FTS5 segment(s); database {:.1} MB",
         build.insert_seconds,
         build::LOAD_SLICE_ROWS,
         build.reconcile_seconds,
@@ -120,6 +120,7 @@ pub fn build(build: &Build) {
         build.messages as f64 / load,
         build.indexed,
         build.pending,
+        build.segments,
         build.db_bytes as f64 / MB,
     );
     println!(
