@@ -542,7 +542,10 @@ def content(conn):
     """The logical content of a database: the public tables, the engine's
     own tables, the index term by term and position by position (fts5vocab
     reads what FTS5 holds, not how its segments are laid out, which depends
-    on when merges ran), and sessions_status() with FTS5's integrity check."""
+    on when merges ran), and sessions_status() with FTS5's integrity check.
+    The segment layout is left out: the status's segment count and the
+    compaction bookkeeping in the meta table, which follow how the backlog
+    was sliced (a search indexes a slice on one replica and not on another)."""
     conn.execute("BEGIN")
     try:
         out = {
@@ -550,7 +553,8 @@ def content(conn):
             "messages": digest(conn, "SELECT * FROM messages ORDER BY id"),
             "nodes": digest(conn, "SELECT * FROM session_search_nodes ORDER BY id"),
             "scopes": digest(conn, "SELECT * FROM session_search_scopes ORDER BY session_key"),
-            "meta": conn.execute("SELECT key, value FROM session_search_meta ORDER BY key").fetchall(),
+            "meta": conn.execute("SELECT key, value FROM session_search_meta"
+                                 " WHERE key NOT LIKE 'compaction%' ORDER BY key").fetchall(),
             "vocab_rows": digest(conn, "SELECT term, doc, cnt FROM temp.vocab_row ORDER BY term"),
             "vocab_cols": digest(conn, "SELECT term, col, doc, cnt FROM temp.vocab_col ORDER BY term, col"),
             "vocab_instances": digest(conn, "SELECT term, doc, col, offset FROM temp.vocab_instance"
@@ -561,6 +565,7 @@ def content(conn):
     # Outside the read transaction: the integrity check is written as an
     # INSERT, which must not find its snapshot outdated.
     out["status"] = json.loads(conn.execute("SELECT sessions_status()").fetchone()[0])
+    del out["status"]["segments"]
     out["vocab_sample"] = conn.execute("SELECT term, doc, cnt FROM temp.vocab_row ORDER BY doc DESC, term LIMIT 25").fetchall()
     return out
 

@@ -46,7 +46,7 @@ class IdleSliceTest(unittest.TestCase):
         self.assertEqual(self.wal(), 0)
         for _ in range(5):
             progress = json.loads(self.conn.execute("SELECT sessions_reconcile(100)").fetchone()[0])
-            self.assertEqual(progress, {"indexed": 0, "pending": 0, "done": True})
+            self.assertEqual(progress, {"indexed": 0, "pending": 0, "compacting": False, "done": True})
         self.conn.execute("""SELECT sessions_search('deploy', '{"caller":"s"}')""").fetchone()
         self.conn.execute("SELECT sessions_set_redaction('[]')").fetchone()  # unchanged
         self.assertEqual(self.wal(), 0, "an idle slice wrote to the WAL")
