@@ -600,8 +600,8 @@ pub fn background_slice(db: &dyn Connection, max_rows: i64) -> Result<bool> {
 ///
 /// A slice that waits for the lock (`sessions_reconcile`, the drain; not a
 /// search's) spends what is left of its budget once the backlog is empty
-/// on compaction, a merged page for an indexed row: the two cost about the
-/// same.
+/// on compaction ([`compaction::step`]), as long as indexing the messages
+/// it did not index would have taken.
 fn reconcile_slice(db: &dyn Connection, max_rows: i64, lock: Lock) -> Result<i64> {
     atomically(db, || {
         if lock == Lock::Wait {

@@ -264,6 +264,32 @@ class BacklogTest(unittest.TestCase):
                          {"indexed": 0, "pending": 0, "compacting": False, "done": True})
         self.assertEqual(len(search(conn, '"archived note 19999"')["results"]), 1)
 
+    def test_a_compaction_reuses_the_pages_it_frees(self):
+        conn = connect(self.path)
+        conn.execute("PRAGMA journal_mode = wal")
+        value(conn, "SELECT sessions_init()")
+        value(conn, "SELECT sessions_set_indexing('deferred')")
+        conn.execute("INSERT INTO sessions(session_key, agent_id, created_at) VALUES ('s0', 'main', 1)")
+        rows = 60_000
+        words = [f"term{i}" for i in range(5_000)]
+        conn.execute("BEGIN")
+        conn.executemany("INSERT INTO messages(session_key, role, content, created_at) VALUES ('s0', 'user', ?, ?)",
+                         ((" ".join(words[(i * 7919 + j * 104729) % len(words)] for j in range(40)), i)
+                          for i in range(rows)))
+        conn.execute("COMMIT")
+        # A slice that indexes everything, in many FTS5 segments, has no
+        # budget left; the next merges them all at once.
+        progress = json.loads(value(conn, f"SELECT sessions_reconcile({rows})"))
+        self.assertEqual(progress, {"indexed": rows, "pending": 0, "compacting": True, "done": False})
+        self.assertGreater(self.status()["segments"], 1)
+        index_pages = value(conn, "SELECT count(*) FROM session_search_fts_data")
+        before = value(conn, "PRAGMA page_count")
+        progress = json.loads(value(conn, f"SELECT sessions_reconcile({rows})"))
+        self.assertEqual(progress, {"indexed": 0, "pending": 0, "compacting": False, "done": True})
+        self.assertEqual(self.status()["segments"], 1)
+        grown = value(conn, "PRAGMA page_count") - before
+        self.assertLess(grown, index_pages / 3, "the merge's freed pages were not reused as it went")
+
     def test_writers_with_a_busy_timeout_never_fail_while_the_index_is_compacted(self):
         conn = adopted_backlog(self.path)
         conn.execute("PRAGMA busy_timeout = 5000")
