@@ -497,6 +497,57 @@ fn rebuild_pending_never_returns_stale_text() {
 }
 
 #[test]
+fn a_rebuild_ends_with_the_index_compacted_into_one_segment() {
+    let store = store_with_session();
+    for i in 0..300 {
+        say(&store, None, Role::User, &format!("segment {i}"));
+    }
+    store
+        .connection()
+        .execute(
+            "UPDATE session_search_meta SET value = 0 WHERE key = 'tokenizer_version'",
+            [],
+        )
+        .unwrap();
+    // Slices that divide the backlog: the last one that indexes has no
+    // budget left for the compaction, which the next slice does.
+    let mut compacting_seen = false;
+    loop {
+        let progress = store.reconcile(50).unwrap();
+        assert!(
+            !progress.compacting || progress.pending == 0,
+            "{progress:?}"
+        );
+        compacting_seen |= progress.compacting;
+        if progress.done {
+            break;
+        }
+    }
+    assert!(compacting_seen, "no slice said it was compacting");
+    assert_eq!(store.status().unwrap().segments, Some(1));
+    assert_eq!(hits(store.connection(), "segment").len(), 300);
+    assert_consistent(&store);
+}
+
+#[test]
+fn a_small_backlog_on_a_large_index_leaves_the_segments_alone() {
+    let store = store_with_session();
+    for i in 0..300 {
+        say(&store, None, Role::User, &format!("segment {i}"));
+    }
+    let segments = store.status().unwrap().segments;
+    assert!(segments > Some(1), "{segments:?}");
+    store.set_indexing(IndexingMode::Deferred).unwrap();
+    for i in 0..20 {
+        say(&store, None, Role::User, &format!("late {i}"));
+    }
+    let progress = store.reconcile(100).unwrap();
+    assert_eq!((progress.indexed, progress.compacting), (20, false));
+    assert!(progress.done);
+    assert!(store.status().unwrap().segments >= segments);
+}
+
+#[test]
 fn reconcile_rejects_a_non_positive_slice() {
     let store = store_with_session();
     let err = store.reconcile(0).unwrap_err();
