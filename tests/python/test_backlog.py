@@ -77,13 +77,18 @@ def adopted_backlog(path, journal="wal", rows=ROWS):
     return conn
 
 
-def pending(path):
-    """The backlog as another connection sees it."""
+def status(path):
+    """sessions_status() as another connection sees it."""
     conn = connect(path)
     try:
-        return json.loads(value(conn, "SELECT sessions_status()"))["pending"]
+        return json.loads(value(conn, "SELECT sessions_status()"))
     finally:
         conn.close()
+
+
+def pending(path):
+    """The backlog as another connection sees it."""
+    return status(path)["pending"]
 
 
 def search(conn, query, caller="s0", **options):
@@ -245,21 +250,14 @@ class BacklogTest(unittest.TestCase):
         found = search(conn, '"writer row 299"', caller="s1")
         self.assertEqual(len(found["results"]), 1, found)
 
-    def status(self):
-        conn = connect(self.path)
-        try:
-            return json.loads(value(conn, "SELECT sessions_status()"))
-        finally:
-            conn.close()
-
     def test_the_drain_compacts_the_index_once_the_backlog_is_indexed(self):
         conn = adopted_backlog(self.path)
         self.assertTrue(search(conn, "archived")["indexing"])
         deadline = time.monotonic() + 120
-        while (status := self.status())["pending"] > 0 or status["segments"] > 1:
-            self.assertLess(time.monotonic(), deadline, f"the index was not compacted: {status}")
+        while (now := status(self.path))["pending"] > 0 or now["segments"] > 1:
+            self.assertLess(time.monotonic(), deadline, f"the index was not compacted: {now}")
             time.sleep(0.2)
-        self.assertEqual(status["integrity"], "ok")
+        self.assertEqual(now["integrity"], "ok")
         self.assertEqual(json.loads(value(conn, "SELECT sessions_reconcile(1)")),
                          {"indexed": 0, "pending": 0, "compacting": False, "done": True})
         self.assertEqual(len(search(conn, '"archived note 19999"')["results"]), 1)
@@ -281,12 +279,12 @@ class BacklogTest(unittest.TestCase):
         # budget left; the next merges them all at once.
         progress = json.loads(value(conn, f"SELECT sessions_reconcile({rows})"))
         self.assertEqual(progress, {"indexed": rows, "pending": 0, "compacting": True, "done": False})
-        self.assertGreater(self.status()["segments"], 1)
+        self.assertGreater(status(self.path)["segments"], 1)
         index_pages = value(conn, "SELECT count(*) FROM session_search_fts_data")
         before = value(conn, "PRAGMA page_count")
         progress = json.loads(value(conn, f"SELECT sessions_reconcile({rows})"))
         self.assertEqual(progress, {"indexed": 0, "pending": 0, "compacting": False, "done": True})
-        self.assertEqual(self.status()["segments"], 1)
+        self.assertEqual(status(self.path)["segments"], 1)
         grown = value(conn, "PRAGMA page_count") - before
         self.assertLess(grown, index_pages / 3, "the merge's freed pages were not reused as it went")
 
@@ -296,7 +294,7 @@ class BacklogTest(unittest.TestCase):
         value(conn, "SELECT sessions_set_indexing('deferred')")
         progress = json.loads(value(conn, f"SELECT sessions_reconcile({ROWS})"))
         self.assertEqual((progress["pending"], progress["compacting"]), (0, True), progress)
-        self.assertGreater(self.status()["segments"], 1)
+        self.assertGreater(status(self.path)["segments"], 1)
         stop = os.path.join(self.dir.name, "stop")
         writer = subprocess.Popen([sys.executable, "-c", WRITER, self.path, EXTENSION, "1000000", stop],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -313,8 +311,8 @@ class BacklogTest(unittest.TestCase):
         written = int(out.split()[-1])
         self.assertGreater(written, 0)
         self.assertEqual(value(conn, "SELECT count(*) FROM messages"), ROWS + written)
-        status = self.status()
-        self.assertEqual((status["pending"], status["integrity"]), (0, "ok"), status)
+        after = status(self.path)
+        self.assertEqual((after["pending"], after["integrity"]), (0, "ok"), after)
         found = search(conn, f'"writer row {written - 1}"', caller="s1")
         self.assertEqual(len(found["results"]), 1, found)
 

@@ -457,11 +457,7 @@ fn tokenizer_version_change_empties_the_index_and_rebuilds() {
     let a = say(&store, None, Role::User, "rebuild me");
     let b = say(&store, None, Role::Assistant, "rebuild me too");
     store.rewind(KEY, Some(a)).unwrap();
-    conn.execute(
-        "UPDATE session_search_meta SET value = 0 WHERE key = 'tokenizer_version'",
-        [],
-    )
-    .unwrap();
+    as_if_built_by_another_tokenizer(conn);
 
     let progress = store.reconcile(1).unwrap();
     assert_eq!((progress.indexed, progress.pending), (1, 0));
@@ -481,11 +477,7 @@ fn rebuild_pending_never_returns_stale_text() {
     for i in 0..10 {
         say(&store, None, Role::User, &format!("stale {i}"));
     }
-    conn.execute(
-        "UPDATE session_search_meta SET value = 0 WHERE key = 'tokenizer_version'",
-        [],
-    )
-    .unwrap();
+    as_if_built_by_another_tokenizer(conn);
     store.reconcile(3).unwrap();
     assert_eq!(
         hits(conn, "stale").len(),
@@ -496,19 +488,30 @@ fn rebuild_pending_never_returns_stale_text() {
     assert_consistent(&store);
 }
 
-#[test]
-fn a_rebuild_ends_with_the_index_compacted_into_one_segment() {
+/// Marks the index as built by another tokenizer version, so that the next
+/// reconciliation rebuilds it.
+fn as_if_built_by_another_tokenizer(conn: &Connection) {
+    conn.execute(
+        "UPDATE session_search_meta SET value = 0 WHERE key = 'tokenizer_version'",
+        [],
+    )
+    .unwrap();
+}
+
+/// A store of 300 messages appended one per transaction: FTS5 keeps them
+/// in several segments.
+fn store_with_segments() -> Store {
     let store = store_with_session();
     for i in 0..300 {
         say(&store, None, Role::User, &format!("segment {i}"));
     }
     store
-        .connection()
-        .execute(
-            "UPDATE session_search_meta SET value = 0 WHERE key = 'tokenizer_version'",
-            [],
-        )
-        .unwrap();
+}
+
+#[test]
+fn a_rebuild_ends_with_the_index_compacted_into_one_segment() {
+    let store = store_with_segments();
+    as_if_built_by_another_tokenizer(store.connection());
     // Slices that divide the backlog: the last one that indexes has no
     // budget left for the compaction, which the next slice does.
     let mut compacting_seen = false;
@@ -531,10 +534,7 @@ fn a_rebuild_ends_with_the_index_compacted_into_one_segment() {
 
 #[test]
 fn a_small_backlog_on_a_large_index_leaves_the_segments_alone() {
-    let store = store_with_session();
-    for i in 0..300 {
-        say(&store, None, Role::User, &format!("segment {i}"));
-    }
+    let store = store_with_segments();
     let segments = store.status().unwrap().segments;
     assert!(segments > Some(1), "{segments:?}");
     store.set_indexing(IndexingMode::Deferred).unwrap();
