@@ -1077,6 +1077,9 @@ fn status(db: &Path, store: &Store, json: bool, out: &mut dyn Write) -> Result<(
         "integrity          {}",
         status.integrity.as_deref().unwrap_or("not checked")
     )?;
+    if let Some(segments) = status.segments {
+        writeln!(out, "index segments     {segments}")?;
+    }
     Ok(())
 }
 

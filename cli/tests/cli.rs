@@ -351,6 +351,7 @@ fn status_and_reconcile() {
     assert!(out.contains("messages           61\n"), "{out}");
     assert!(out.contains("pending            0\n"), "{out}");
     assert!(out.contains("integrity          ok\n"), "{out}");
+    assert!(out.contains("index segments     1\n"), "{out}");
     let status = json(&ok(&db, &["status", "--json"]));
     assert_eq!(status["messages"], 61);
     assert_eq!(status["integrity"], "ok");
