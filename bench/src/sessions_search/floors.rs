@@ -7,6 +7,14 @@
 //! LIMIT 10` (every match ranked, the scope column weighted 0, as the
 //! engine's ranking leaves it out). The floor of `recent` is the first 10
 //! rowids, which are the 10 newest messages.
+//!
+//! Beside each floor, the least that an answer of the engine's kind reads
+//! (the *reading floor*, untargeted): for `relevance` the rowids of the
+//! window the engine ranks (the expression's newest `rankWindow` matches,
+//! read by FTS5 alone, nothing ranked), for `recent` the 10 newest rows
+//! with their messages read and redacted (`sessions_text`), as the
+//! excerpts of an answer must be. Their growth and ratio to the floor show
+//! how much of a target FTS5 and the contract leave to the engine.
 
 use super::build::caller;
 use super::queries::{QuerySet, SetKind};
@@ -16,6 +24,7 @@ use crate::stats::{median, percentile, sorted};
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use session_search_engine::query::Query as EngineQuery;
+use session_search_engine::search::DEFAULT_RANK_WINDOW;
 use std::error::Error;
 
 /// The visibilities measured.
@@ -31,6 +40,16 @@ WHERE session_search_fts MATCH ?1 ORDER BY bm25(session_search_fts, 1.0, 0.0) LI
 /// The floor of `recent`: the newest 10 matches.
 const NEWEST_SQL: &str = "SELECT ~rowid, 0.0 FROM session_search_fts
 WHERE session_search_fts MATCH ?1 LIMIT 10";
+
+/// The reading floor of `relevance`: the rowids of the newest ?2 matches
+/// (the window the engine ranks), read by FTS5 alone.
+const WINDOW_SQL: &str = "SELECT count(*) FROM (SELECT rowid FROM session_search_fts
+WHERE session_search_fts MATCH ?1 LIMIT ?2)";
+
+/// The reading floor of `recent`: the newest 10 matches' messages, read and
+/// redacted as the answer's excerpts must be.
+const ANSWER_SQL: &str = "SELECT m.id, sessions_text(m.content) FROM (SELECT ~rowid AS id
+FROM session_search_fts WHERE session_search_fts MATCH ?1 LIMIT 10) f JOIN messages m ON m.id = f.id";
 
 /// Exhaustive BM25 of given messages (a JSON array of ids), untimed.
 const BM25_OF_SQL: &str = "SELECT bm25(session_search_fts, 1.0, 0.0) FROM session_search_fts
@@ -70,6 +89,8 @@ pub struct Floor {
     pub ms: Vec<f64>,
     /// Milliseconds of the floor, per query.
     pub floor_ms: Vec<f64>,
+    /// Milliseconds of the reading floor, per query.
+    pub reading_ms: Vec<f64>,
     /// Per query with a match (`relevance` only): the share of exhaustive
     /// BM25's top 10 (ties at the 10th score count as in it) that the
     /// search returned.
@@ -100,27 +121,29 @@ pub fn measure(conn: &Connection, sets: &[QuerySet]) -> Result<Vec<Floor>, Box<d
                     "caller": caller(), "visibility": visibility, "order": order,
                 })
                 .to_string();
-                let floor_sql = if order == "recent" {
-                    NEWEST_SQL
-                } else {
-                    RANKED_SQL
-                };
+                let recent = order == "recent";
+                let floor_sql = if recent { NEWEST_SQL } else { RANKED_SQL };
                 let mut floor = Floor {
                     kind: set.kind,
                     visibility: visibility.to_owned(),
                     order: order.to_owned(),
                     ms: Vec::new(),
                     floor_ms: Vec::new(),
+                    reading_ms: Vec::new(),
                     overlap: Vec::new(),
                 };
                 for query in &set.queries {
                     let expression = EngineQuery::parse(&query.text)?.fts5_expression(scope);
+                    let reading = || reading_floor(conn, recent, &expression);
                     search(conn, &query.text, &options)?;
                     top(conn, floor_sql, &expression)?;
+                    reading()?;
                     let (hits, ms) = timed_ms(|| search(conn, &query.text, &options))?;
                     let (best, floor_ms) = timed_ms(|| top(conn, floor_sql, &expression))?;
+                    let ((), reading_ms) = timed_ms(reading)?;
                     floor.ms.push(ms);
                     floor.floor_ms.push(floor_ms);
+                    floor.reading_ms.push(reading_ms);
                     if order == "relevance" && !best.is_empty() {
                         floor
                             .overlap
@@ -153,6 +176,21 @@ fn top(conn: &Connection, sql: &str, expression: &str) -> rusqlite::Result<Vec<(
     conn.prepare_cached(sql)?
         .query_map([expression], |row| Ok((row.get(0)?, row.get(1)?)))?
         .collect()
+}
+
+/// Reads what the reading floor of `recent` or `relevance` reads.
+fn reading_floor(conn: &Connection, recent: bool, expression: &str) -> rusqlite::Result<()> {
+    if recent {
+        let mut statement = conn.prepare_cached(ANSWER_SQL)?;
+        let mut rows = statement.query([expression])?;
+        while rows.next()?.is_some() {}
+    } else {
+        conn.prepare_cached(WINDOW_SQL)?
+            .query_row((expression, DEFAULT_RANK_WINDOW), |row| {
+                row.get::<_, i64>(0)
+            })?;
+    }
+    Ok(())
 }
 
 /// The share of `best` (exhaustive BM25's top rows) that `hits` covers:
@@ -208,23 +246,38 @@ Each query of every set, at each visibility and order, after a warm-up call: ses
 (limit 10) and its floor, the same FTS5 expression (the engine's, with the caller's scope word)
 on the engine's own index doing the same work: relevance `{}`,
 recent `{}`.
+reading: what an answer of the engine's kind reads, nothing ranked or cut: relevance `{}`
+(?2 = rankWindow, {}: the window the engine ranks), recent `{}`.
 overlap: the share of the floor's top 10 (exhaustive BM25; ties at the 10th score count as in
 it) that sessions_search returned, mean over the queries with a match.",
         RANKED_SQL.replace('\n', " "),
         NEWEST_SQL.replace('\n', " "),
+        WINDOW_SQL.replace('\n', " "),
+        DEFAULT_RANK_WINDOW,
+        ANSWER_SQL.replace('\n', " "),
     );
     println!(
-        "{:<12}{:<7}{:<11}{:>9}{:>9}{:>11}{:>9}{:>10}",
-        "set", "vis", "order", "p50 ms", "p99 ms", "floor p50", "/floor", "overlap"
+        "{:<12}{:<7}{:<11}{:>9}{:>9}{:>11}{:>9}{:>12}{:>10}{:>10}",
+        "set",
+        "vis",
+        "order",
+        "p50 ms",
+        "p99 ms",
+        "floor p50",
+        "/floor",
+        "reading p50",
+        "/floor",
+        "overlap"
     );
     for kind in SetKind::ALL.into_iter().map(Some).chain([None]) {
         for visibility in VISIBILITIES {
             for order in ORDERS {
                 let ms = pooled(pick(floors, kind, visibility, order), |f| &f.ms);
                 let floor = pooled(pick(floors, kind, visibility, order), |f| &f.floor_ms);
+                let reading = pooled(pick(floors, kind, visibility, order), |f| &f.reading_ms);
                 let overlap = pooled(pick(floors, kind, visibility, order), |f| &f.overlap);
                 println!(
-                    "{:<12}{:<7}{:<11}{:>9.3}{:>9.3}{:>11.3}{:>8.2}x{:>10}",
+                    "{:<12}{:<7}{:<11}{:>9.3}{:>9.3}{:>11.3}{:>8.2}x{:>12.3}{:>9.2}x{:>10}",
                     kind.map_or("all sets", SetKind::label),
                     visibility,
                     order,
@@ -232,6 +285,8 @@ it) that sessions_search returned, mean over the queries with a match.",
                     percentile(&ms, 0.99),
                     median(&floor),
                     median(&ms) / median(&floor).max(1e-9),
+                    median(&reading),
+                    median(&reading) / median(&floor).max(1e-9),
                     if overlap.is_empty() {
                         "-".to_owned()
                     } else {
@@ -317,22 +372,34 @@ pub fn targets(point: &Point) -> Vec<Target> {
     targets
 }
 
-/// The p50 of `kind` at `visibility` and `order` at `point`.
-fn p50(point: &Point, kind: SetKind, visibility: &str, order: &str) -> f64 {
+/// One timed series of a [`Floor`]: `sessions_search`'s, the floor's or the
+/// reading floor's milliseconds.
+type Series = fn(&Floor) -> &Vec<f64>;
+
+/// The p50 of `series` of `kind` at `visibility` and `order` at `point`.
+fn p50(point: &Point, series: Series, kind: SetKind, visibility: &str, order: &str) -> f64 {
     median(&pooled(
         pick(&point.floors, Some(kind), visibility, order),
-        |f| &f.ms,
+        series,
     ))
 }
 
-/// How p50 grows from the first to the last of `points` (sorted by size):
-/// the exponent `e` of `p50 ~ messages^e`; `None` with fewer than two.
-fn growth(points: &[Point], kind: SetKind, visibility: &str, order: &str) -> Option<f64> {
+/// How the p50 of `series` grows from the first to the last of `points`
+/// (sorted by size): the exponent `e` of `p50 ~ messages^e`; `None` with
+/// fewer than two.
+fn growth(
+    points: &[Point],
+    series: Series,
+    kind: SetKind,
+    visibility: &str,
+    order: &str,
+) -> Option<f64> {
     let (first, last) = (points.first()?, points.last()?);
     if last.messages <= first.messages {
         return None;
     }
-    let ratio = p50(last, kind, visibility, order) / p50(first, kind, visibility, order).max(1e-9);
+    let p50 = |point| p50(point, series, kind, visibility, order);
+    let ratio = p50(last) / p50(first).max(1e-9);
     Some(ratio.ln() / (last.messages as f64 / first.messages as f64).ln())
 }
 
@@ -341,25 +408,33 @@ fn growth(points: &[Point], kind: SetKind, visibility: &str, order: &str) -> Opt
 pub fn print_growth(points: &[Point]) {
     println!("\n== growth: sessions_search p50 (ms) by database size ==");
     println!(
-        "exponent e of p50 ~ messages^e from the smallest to the largest database (1.0: linear)"
+        "exponent e of p50 ~ messages^e from the smallest to the largest database (1.0: linear);
+reading: the reading floor's p50 (see the tables above) at each size, and its exponent"
     );
     print!("{:<12}{:<7}{:<11}", "set", "vis", "order");
     for point in points {
         print!("{:>11}", format!("{}k", point.messages / 1000));
     }
+    print!("{:>10}", "exponent");
+    for point in points {
+        print!("{:>11}", format!("read {}k", point.messages / 1000));
+    }
     println!("{:>10}", "exponent");
+    let exponent = |e: Option<f64>| e.map_or("-".to_owned(), |e| format!("{e:.2}"));
     for kind in SetKind::ALL {
         for visibility in VISIBILITIES {
             for order in ORDERS {
                 print!("{:<12}{:<7}{:<11}", kind.label(), visibility, order);
-                for point in points {
-                    print!("{:>11.3}", p50(point, kind, visibility, order));
+                for series in [(|f| &f.ms) as Series, |f| &f.reading_ms] {
+                    for point in points {
+                        print!("{:>11.3}", p50(point, series, kind, visibility, order));
+                    }
+                    print!(
+                        "{:>10}",
+                        exponent(growth(points, series, kind, visibility, order))
+                    );
                 }
-                let exponent = growth(points, kind, visibility, order);
-                println!(
-                    "{:>10}",
-                    exponent.map_or("-".to_owned(), |e| format!("{e:.2}"))
-                );
+                println!();
             }
         }
     }
@@ -376,7 +451,7 @@ pub fn growth_targets(points: &[Point]) -> Vec<Target> {
         for visibility in GROWTH_VISIBILITIES {
             let worst = ORDERS
                 .iter()
-                .filter_map(|order| growth(points, kind, visibility, order))
+                .filter_map(|order| growth(points, |f| &f.ms, kind, visibility, order))
                 .fold(f64::NEG_INFINITY, f64::max);
             if worst.is_finite() {
                 targets.push(Target::new(
