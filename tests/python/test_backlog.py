@@ -37,11 +37,16 @@ conn.execute("COMMIT")
 # as a host's writer does, until it wrote argv[3] rows or the file argv[4]
 # exists; it prints "writing" after its first row and the number of rows at
 # the end, and fails loudly on any error.
+# Appends argv[3] messages, or until the file argv[4] exists, pausing
+# argv[5] seconds after each (an agent's pace; a writer that never pauses
+# holds the write lock nearly all the time, and SQLite's busy handler, which
+# polls, can then miss every gap for longer than any busy timeout).
 WRITER = """
-import os, sqlite3, sys
+import os, sqlite3, sys, time
 conn = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=5)
 conn.enable_load_extension(True)
 conn.load_extension(sys.argv[2])
+pause = float(sys.argv[5]) if len(sys.argv) > 5 else 0.0
 rows = 0
 while rows < int(sys.argv[3]) and not (len(sys.argv) > 4 and os.path.exists(sys.argv[4])):
     conn.execute("INSERT INTO messages(session_key, role, content, created_at) VALUES ('s1', 'user', ?, ?)",
@@ -49,6 +54,7 @@ while rows < int(sys.argv[3]) and not (len(sys.argv) > 4 and os.path.exists(sys.
     rows += 1
     if rows == 1:
         print("writing", flush=True)
+    time.sleep(pause)
 print(rows, flush=True)
 """
 
@@ -296,7 +302,7 @@ class BacklogTest(unittest.TestCase):
         self.assertEqual((progress["pending"], progress["compacting"]), (0, True), progress)
         self.assertGreater(status(self.path)["segments"], 1)
         stop = os.path.join(self.dir.name, "stop")
-        writer = subprocess.Popen([sys.executable, "-c", WRITER, self.path, EXTENSION, "1000000", stop],
+        writer = subprocess.Popen([sys.executable, "-c", WRITER, self.path, EXTENSION, "1000000", stop, "0.001"],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.assertEqual(writer.stdout.readline().strip(), "writing")
         # The drain and this connection's slices compact side by side while
