@@ -36,11 +36,10 @@ conn.execute("COMMIT")
 # A process that appends messages one per transaction with a busy timeout,
 # as a host's writer does, until it wrote argv[3] rows or the file argv[4]
 # exists; it prints "writing" after its first row and the number of rows at
-# the end, and fails loudly on any error.
-# Appends argv[3] messages, or until the file argv[4] exists, pausing
-# argv[5] seconds after each (an agent's pace; a writer that never pauses
-# holds the write lock nearly all the time, and SQLite's busy handler, which
-# polls, can then miss every gap for longer than any busy timeout).
+# the end, and fails loudly on any error. It pauses argv[5] seconds (if
+# given) after each row, at an agent's pace: a writer that never pauses holds
+# the write lock nearly all the time, and SQLite's busy handler, which polls,
+# can then miss every gap for longer than any busy timeout.
 WRITER = """
 import os, sqlite3, sys, time
 conn = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=5)

@@ -228,7 +228,7 @@ fn pick<'f>(
 }
 
 /// Sorted values of `field` of the picked floors.
-fn pooled<'f>(floors: impl Iterator<Item = &'f Floor>, field: fn(&Floor) -> &Vec<f64>) -> Vec<f64> {
+fn pooled<'f>(floors: impl Iterator<Item = &'f Floor>, field: Series) -> Vec<f64> {
     sorted(floors.flat_map(|f| field(f).iter().copied()).collect())
 }
 
@@ -272,10 +272,11 @@ it) that sessions_search returned, mean over the queries with a match.",
     for kind in SetKind::ALL.into_iter().map(Some).chain([None]) {
         for visibility in VISIBILITIES {
             for order in ORDERS {
-                let ms = pooled(pick(floors, kind, visibility, order), |f| &f.ms);
-                let floor = pooled(pick(floors, kind, visibility, order), |f| &f.floor_ms);
-                let reading = pooled(pick(floors, kind, visibility, order), |f| &f.reading_ms);
-                let overlap = pooled(pick(floors, kind, visibility, order), |f| &f.overlap);
+                let series = |series: Series| pooled(pick(floors, kind, visibility, order), series);
+                let ms = series(|f| &f.ms);
+                let floor = series(|f| &f.floor_ms);
+                let reading = series(|f| &f.reading_ms);
+                let overlap = series(|f| &f.overlap);
                 println!(
                     "{:<12}{:<7}{:<11}{:>9.3}{:>9.3}{:>11.3}{:>8.2}x{:>12.3}{:>9.2}x{:>10}",
                     kind.map_or("all sets", SetKind::label),
