@@ -66,6 +66,16 @@ pub struct Term {
     pub prefix: bool,
 }
 
+/// How many tokens apart a question's content words may be in the messages
+/// the any-term fill puts first (see [`Query::near_expression`]): FTS5's
+/// own default for `NEAR`, about a sentence.
+pub const NEAR_TOKENS: usize = 10;
+
+/// The most terms whose pairs [`Query::near_pairs_ranked_by`] joins (28
+/// pairs): the groups grow with the square of the terms, and a query may
+/// hold hundreds of words.
+pub const NEAR_MOST_TERMS: usize = 8;
+
 /// Words that frame a question rather than say what it is about
 /// (interrogatives, auxiliaries, pronouns, function words, the verbs of
 /// asking about a conversation or a decision and words of when: "where did
@@ -390,13 +400,49 @@ impl Query {
         required: &[usize],
         scope: Option<&str>,
     ) -> (String, usize) {
-        let terms = format!(
-            "({}) AND ({})",
-            self.alternatives(scored),
-            self.alternatives(required)
-        );
+        self.ranked_by(scored, &self.alternatives(required), scope)
+    }
+
+    /// The messages matching FTS5 expression `required` that hold one of
+    /// the terms at `scored`, those terms' phrases first, and how many
+    /// phrases those are.
+    fn ranked_by(&self, scored: &[usize], required: &str, scope: Option<&str>) -> (String, usize) {
+        let terms = format!("({}) AND ({required})", self.alternatives(scored));
         let phrases = scored.iter().map(|&i| self.fts5_phrases(i).len()).sum();
         (Self::scoped(terms, scope), phrases)
+    }
+
+    /// Like [`Query::any_term_ranked_by`], the messages holding two of the
+    /// terms at `scored` within [`NEAR_TOKENS`] tokens of each other (one
+    /// `NEAR` group per pair), ranked by every one of those terms they
+    /// hold: where a question's content words are discussed together. Terms
+    /// that are several FTS5 strings (a prefix read through its prefix
+    /// tokens) join no group, as `NEAR` cannot hold them, and only the first
+    /// [`NEAR_MOST_TERMS`] of the others do; `None` when fewer than two
+    /// remain.
+    pub fn near_pairs_ranked_by(
+        &self,
+        scored: &[usize],
+        scope: Option<&str>,
+    ) -> Option<(String, usize)> {
+        let phrases: Vec<String> = scored
+            .iter()
+            .filter_map(|&index| match self.fts5_phrases(index).as_slice() {
+                [one] => Some(one.clone()),
+                _ => None,
+            })
+            .take(NEAR_MOST_TERMS)
+            .collect();
+        let mut groups = Vec::new();
+        for (i, first) in phrases.iter().enumerate() {
+            for second in &phrases[i + 1..] {
+                groups.push(format!("NEAR({first} {second}, {NEAR_TOKENS})"));
+            }
+        }
+        if groups.is_empty() {
+            return None;
+        }
+        Some(self.ranked_by(scored, &groups.join(" OR "), scope))
     }
 
     fn alternatives(&self, indices: &[usize]) -> String {
@@ -634,6 +680,33 @@ mod tests {
             q.any_term_expression(&[0, 1, 2], None),
             r#"{text} : ("staging" OR "prod" OR "deploy")"#
         );
+    }
+
+    #[test]
+    fn near_pairs_join_every_two_single_string_terms_and_score_them_all() {
+        let q = Query::parse("staging \"the deploy\" web* rollback").unwrap();
+        let (expression, scored) = q.near_pairs_ranked_by(&[0, 3], Some("t61")).unwrap();
+        assert_eq!(
+            expression,
+            r#"{text} : (("staging" OR "rollback") AND (NEAR("staging" "rollback", 10))) AND {scope} : "t61""#
+        );
+        assert_eq!(scored, 2);
+        // A prefix read through its prefix tokens joins no group; a phrase
+        // with pairs does.
+        let (expression, scored) = q.near_pairs_ranked_by(&[0, 1, 2], None).unwrap();
+        let phrase = format!("\"{}\"", pairs::query_string("the deploy"));
+        let (_, groups) = expression.split_once(") AND (").unwrap();
+        assert_eq!(groups, format!("NEAR(\"staging\" {phrase}, 10)))"));
+        assert_eq!(scored, 2 + q.fts5_phrases(2).len());
+        assert!(q.near_pairs_ranked_by(&[0], None).is_none());
+        assert!(q.near_pairs_ranked_by(&[0, 2], None).is_none());
+        // However long the query, the groups stay few.
+        let words: Vec<String> = (0..40).map(|i| format!("w{i}")).collect();
+        let long = Query::parse(&words.join(" ")).unwrap();
+        let all: Vec<usize> = (0..40).collect();
+        let (expression, _) = long.near_pairs_ranked_by(&all, None).unwrap();
+        let pairs = NEAR_MOST_TERMS * (NEAR_MOST_TERMS - 1) / 2;
+        assert_eq!(expression.matches("NEAR(").count(), pairs);
     }
 
     #[test]

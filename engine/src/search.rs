@@ -632,12 +632,14 @@ impl Page {
 /// `grouped`, in their sessions), best first by BM25, at most enough to fill
 /// a page of `limit`. Words that only frame a question ("where did we
 /// discuss") are left out ([`Query::frames_question`]), unless the query
-/// has nothing else. Rare terms decide first: the messages holding a term
-/// with at most `window` matches are searched first, every one of them
-/// ranked (up to [`TIER_BUDGET`] in all) by every term it holds, so a term
-/// in most messages cannot push them out of the ranked window; only when
-/// they do not fill the page do the messages holding only common terms
-/// join in, over the newest `window` matches.
+/// has nothing else. Terms found together decide first: the newest
+/// `window` messages holding two of them within [`crate::query::NEAR_TOKENS`]
+/// tokens of each other, each ranked by every term it holds. Then rare
+/// terms: the messages holding a term with at most `window` matches, every
+/// one of them ranked (up to [`TIER_BUDGET`] in all) by every term it holds,
+/// so a term in most messages cannot push them out of the ranked window;
+/// only when they do not fill the page do the messages holding only common
+/// terms join in, over the newest `window` matches.
 fn partial_rows(
     db: &dyn Connection,
     query: &Query,
@@ -664,6 +666,9 @@ fn partial_rows(
         let every_match = (rare.len() as i64 * window).clamp(window, TIER_BUDGET.max(window));
         let (holding_a_rare_term, scored) = query.any_term_ranked_by(&all, &rare, scope);
         passes.insert(0, (holding_a_rare_term, every_match, Some(scored as i64)));
+    }
+    if let Some((near, scored)) = query.near_pairs_ranked_by(&all, scope) {
+        passes.insert(0, (near, window, Some(scored as i64)));
     }
     let mut ids: HashSet<i64> = found.iter().map(|hit| hit.id).collect();
     let mut sessions: HashSet<String> = found.iter().map(|h| h.session_key.clone()).collect();

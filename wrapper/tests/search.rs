@@ -604,6 +604,61 @@ fn roles_since_until_and_session_keys_filter_within_visibility() {
 }
 
 #[test]
+fn a_question_finds_first_the_message_holding_its_words_together() {
+    let store = store();
+    let key = "main:question";
+    session(&store, key, "main", None);
+    // The answer: old, long, its two content words side by side.
+    let answer = say(
+        &store,
+        key,
+        Role::Assistant,
+        "Yesterday the staging deploy stalled on a migration lock held by a \
+         forgotten shell, so we rolled it back and retried after lunch",
+        1,
+    );
+    // Both words, far apart; then more than a page of newer, shorter
+    // messages that repeat one of them and outscore the answer by BM25.
+    let apart = say(
+        &store,
+        key,
+        Role::User,
+        &format!("staging {} deploy", "word ".repeat(20)),
+        2,
+    );
+    let louder: Vec<i64> = (0..12)
+        .map(|i| {
+            let text = if i % 2 == 0 {
+                "staging staging box"
+            } else {
+                "deploy deploy now"
+            };
+            say(&store, key, Role::User, text, 10 + i)
+        })
+        .collect();
+    for visibility in LEVELS {
+        let options = with(key, visibility, 10);
+        let page = search(&store, "where did we discuss the staging deploy?", &options);
+        assert_eq!(page.results[0].id, answer, "{visibility:?}");
+        assert!(page.results.iter().all(|hit| hit.partial));
+        assert!(page.results[1..].iter().all(|hit| louder.contains(&hit.id)));
+        // Its score is still the BM25 of the words it holds, the score the
+        // same words give it without the question around them.
+        let plain = search(&store, "staging OR deploy", &with(key, visibility, 25));
+        let score = |id| {
+            plain
+                .results
+                .iter()
+                .find(|hit| hit.id == id)
+                .map(|hit| hit.score)
+        };
+        assert_eq!(Some(page.results[0].score), score(answer));
+        assert!(score(apart).is_some());
+        assert!(louder.iter().all(|&id| score(id) > score(answer)));
+    }
+}
+
+#[test]
 fn ties_at_the_last_rank_of_a_page_are_told_apart_by_time() {
     let store = store();
     let key = "main:ties";
