@@ -67,7 +67,7 @@ pub struct Term {
 }
 
 /// How many tokens apart a question's content words may be in the messages
-/// the any-term fill puts first (see [`Query::near_expression`]): FTS5's
+/// the any-term fill puts first (see [`Query::near_pairs_ranked_by`]): FTS5's
 /// own default for `NEAR`, about a sentence.
 pub const NEAR_TOKENS: usize = 10;
 
