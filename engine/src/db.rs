@@ -223,9 +223,12 @@ pub trait Connection {
     /// Starts a [`crate::drain`] of this database's reconciliation backlog
     /// on another connection (called through [`crate::drain::request`], in
     /// WAL mode only), and says whether one runs. A search then leaves the
-    /// work to it instead of doing a slice itself. By default nothing is
-    /// started: a database only this connection can reach (in memory), or a
-    /// binding without threads.
+    /// work to it instead of doing a slice itself. A binding starts none
+    /// when this connection reaches the file through a VFS other than the
+    /// process's default, with which the drain's connection opens it: the
+    /// two would not see each other's locks (or the other's encryption). By
+    /// default nothing is started: a database only this connection can
+    /// reach (in memory), or a binding without threads.
     fn reconcile_elsewhere(&self) -> bool {
         false
     }

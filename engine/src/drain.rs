@@ -59,15 +59,19 @@ where
 }
 
 /// Asks `db`'s binding for a drain when the database is in WAL mode, where
-/// the drain's writes never block the host's reads, and the host may write
+/// the drain's writes never block the host's reads; the host may write
 /// through `db` (no `PRAGMA query_only`; a read-only connection is refused
-/// by the binding): a host that only reads never causes a write. Returns
-/// whether a drain runs.
+/// by the binding): a host that only reads never causes a write; and `db`
+/// is in the normal locking mode, since a host in exclusive mode keeps
+/// WAL's index in its own memory, where the drain's connection would not
+/// see it (the binding refuses a host on another VFS for the same reason).
+/// Returns whether a drain runs.
 pub fn request(db: &dyn Connection) -> bool {
     let pragma = |name: &str| db.query_value(&format!("PRAGMA {name}"), &[]).ok();
     let wal = pragma("journal_mode").is_some_and(|mode| mode.as_str() == Some("wal"));
     let writable = pragma("query_only").is_some_and(|only| only.as_i64() == Some(0));
-    wal && writable && db.reconcile_elsewhere()
+    let shared = pragma("locking_mode").is_some_and(|mode| mode.as_str() == Some("normal"));
+    wal && writable && shared && db.reconcile_elsewhere()
 }
 
 /// Reconciles slice after slice until no work is left, indexing is

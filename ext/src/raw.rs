@@ -8,7 +8,10 @@ use crate::kept::{KeptStatements, KEEPER_TABLE};
 use session_search_engine::db::{Connection, Held, ReadHold, SqlError, Value, HOLD_READ_SQL};
 use session_search_engine::drain;
 use session_search_engine::fts5::{Fts5Api, Routines};
-use sqlite3ext_sys::{sqlite3, sqlite3_api_routines, sqlite3_context, sqlite3_stmt, sqlite3_value};
+use sqlite3ext_sys::{
+    sqlite3, sqlite3_api_routines, sqlite3_context, sqlite3_stmt, sqlite3_value, sqlite3_vfs,
+    SQLITE_FCNTL_VFS_POINTER,
+};
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -196,6 +199,26 @@ impl RawConnection {
         // SAFETY: as above.
         let name = unsafe { CStr::from_ptr(name) }.to_str().ok()?;
         (!name.is_empty()).then(|| name.to_owned())
+    }
+
+    /// Whether the main database is reached through the process's default
+    /// VFS, the one [`OwnedConnection::open`] opens it with.
+    fn on_default_vfs(&self) -> bool {
+        let mut vfs: *mut sqlite3_vfs = null_mut();
+        let opcode = c_int::try_from(SQLITE_FCNTL_VFS_POINTER).unwrap_or(c_int::MAX);
+        // SAFETY: the connection is open and the schema name static and
+        // NUL-terminated; this opcode writes one `sqlite3_vfs` pointer
+        // into `vfs`, which outlives the call.
+        let rc = unsafe {
+            sqlite!(file_control(
+                self.handle,
+                c"main".as_ptr(),
+                opcode,
+                (&raw mut vfs).cast::<c_void>()
+            ))
+        };
+        // SAFETY: vfs_find with null returns the default VFS, or null.
+        rc == SQLITE_OK && !vfs.is_null() && vfs == unsafe { sqlite!(vfs_find(std::ptr::null())) }
     }
 
     fn error(&self) -> SqlError {
@@ -438,6 +461,9 @@ impl Connection for RawConnection {
         // SAFETY: the connection is open and the schema name static and
         // NUL-terminated; db_readonly only reads the connection's state.
         if unsafe { sqlite!(db_readonly(self.handle, c"main".as_ptr())) } != 0 {
+            return false;
+        }
+        if !self.on_default_vfs() {
             return false;
         }
         let Some(file) = self.filename() else {

@@ -59,6 +59,10 @@ print(rows, flush=True)
 
 ROWS = 20_000
 
+# Backlog rows a search indexes itself when no background drain runs
+# (SEARCH_RECONCILE_ROWS in engine/src/search.rs).
+SEARCH_SLICE = 200
+
 
 def adopted_backlog(path, journal="wal", rows=ROWS):
     """A database whose transcripts were written before sessions_init(), by
@@ -94,6 +98,19 @@ def status(path):
 def pending(path):
     """The backlog as another connection sees it."""
     return status(path)["pending"]
+
+
+def drain_threads():
+    """How many background drains run in this process: threads named
+    session-search-drain (a thread's name is cut to 15 bytes)."""
+    names = []
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/comm") as comm:
+                names.append(comm.read().strip())
+        except FileNotFoundError:
+            pass
+    return names.count("session-search-")
 
 
 def search(conn, query, caller="s0", **options):
@@ -241,6 +258,47 @@ class BacklogTest(unittest.TestCase):
         self.assertTrue(search(connect(self.path), "archived")["indexing"])
         self.wait_drained()
         self.assertEqual(len(search(readers[0], "archived")["results"]), 10)
+
+    def test_a_host_that_locks_the_file_its_own_way_is_never_joined_by_a_drain(self):
+        # The drain writes through a connection of its own, opened with
+        # SQLite's default VFS and locking: it must not join a host that
+        # holds the file in exclusive locking mode (whose WAL index is in
+        # its own memory) or reaches it through another VFS (here one that
+        # locks with a dot-file, which the default VFS does not see). Such
+        # a host's searches index slices themselves instead.
+        hosts = ["file:{}?vfs=unix-dotfile", "file:{}", "file:{}?vfs=unix-excl"]
+        for n, uri in enumerate(hosts):
+            with self.subTest(uri):
+                path = os.path.join(self.dir.name, f"host{n}.db")
+                adopted_backlog(path, rows=10_000).close()
+                host = connect(uri.format(path), uri=True)
+                if "excl" not in uri:
+                    host.execute("PRAGMA locking_mode = EXCLUSIVE")
+                drained = []
+                for _ in range(30):
+                    answer = search(host, "archived")
+                    drained.append(drain_threads())
+                    time.sleep(0.05)
+                self.assertEqual(max(drained), 0, drained)
+                self.assertEqual(json.loads(value(host, "SELECT sessions_status()"))["pending"],
+                                 10_000 - 30 * SEARCH_SLICE)
+                self.assertEqual(len(answer["results"]), 10)
+                while answer.get("indexing"):
+                    answer = search(host, "archived")
+                self.assertEqual(value(host, "PRAGMA integrity_check"), "ok")
+                host.close()
+                self.assertEqual(status(path)["integrity"], "ok")
+        # The same backlog on the default VFS and locking is drained in the
+        # background, which the thread count above would have seen.
+        adopted_backlog(self.path, rows=ROWS).close()
+        host = connect(self.path)
+        search(host, "archived")
+        seen = 0
+        for _ in range(20):
+            seen = max(seen, drain_threads())
+            time.sleep(0.05)
+        self.assertEqual(seen, 1)
+        self.wait_drained()
 
     def test_writers_with_a_busy_timeout_never_fail_while_the_backlog_drains(self):
         conn = adopted_backlog(self.path)

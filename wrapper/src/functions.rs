@@ -163,6 +163,9 @@ impl Connection for Rusqlite<'_> {
         {
             return false;
         }
+        if !on_default_vfs(self.conn) {
+            return false;
+        }
         let name = file.to_owned();
         let file = name.clone();
         self.drains
@@ -171,6 +174,27 @@ impl Connection for Rusqlite<'_> {
                 conn.busy_timeout(drain::BUSY_TIMEOUT).ok()?;
                 Some(DrainConnection(conn))
             })
+    }
+}
+
+/// Whether `conn` reaches its main database through the process's default
+/// VFS, the one the drain's own connection opens it with.
+fn on_default_vfs(conn: &rusqlite::Connection) -> bool {
+    let mut vfs: *mut rusqlite::ffi::sqlite3_vfs = std::ptr::null_mut();
+    // SAFETY: the handle is this open connection's and the schema name
+    // static and NUL-terminated; this opcode writes one `sqlite3_vfs`
+    // pointer into `vfs`, which outlives the call. vfs_find with null
+    // returns the default VFS, or null.
+    unsafe {
+        let rc = rusqlite::ffi::sqlite3_file_control(
+            conn.handle(),
+            c"main".as_ptr(),
+            rusqlite::ffi::SQLITE_FCNTL_VFS_POINTER,
+            (&raw mut vfs).cast(),
+        );
+        rc == rusqlite::ffi::SQLITE_OK
+            && !vfs.is_null()
+            && vfs == rusqlite::ffi::sqlite3_vfs_find(std::ptr::null())
     }
 }
 
