@@ -660,16 +660,17 @@ fn partial_rows(
             rare.push(term);
         }
     }
-    let everything = query.any_term_expression(&all, scope);
-    let mut passes = vec![(everything, window, None)];
+    // In the order they are read: words together, a rare word, any word.
+    let mut passes = Vec::new();
+    if let Some((near, scored)) = query.near_pairs_ranked_by(&all, scope) {
+        passes.push((near, window, Some(scored as i64)));
+    }
     if !rare.is_empty() && rare.len() < all.len() {
         let every_match = (rare.len() as i64 * window).clamp(window, TIER_BUDGET.max(window));
         let (holding_a_rare_term, scored) = query.any_term_ranked_by(&all, &rare, scope);
-        passes.insert(0, (holding_a_rare_term, every_match, Some(scored as i64)));
+        passes.push((holding_a_rare_term, every_match, Some(scored as i64)));
     }
-    if let Some((near, scored)) = query.near_pairs_ranked_by(&all, scope) {
-        passes.insert(0, (near, window, Some(scored as i64)));
-    }
+    passes.push((query.any_term_expression(&all, scope), window, None));
     let mut ids: HashSet<i64> = found.iter().map(|hit| hit.id).collect();
     let mut sessions: HashSet<String> = found.iter().map(|h| h.session_key.clone()).collect();
     let wanted = (limit as usize).saturating_sub(found.len());

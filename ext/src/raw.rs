@@ -13,7 +13,7 @@ use sqlite3ext_sys::{
     SQLITE_FCNTL_VFS_POINTER,
 };
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
-use std::ptr::null_mut;
+use std::ptr::{null, null_mut};
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::Arc;
 
@@ -218,7 +218,7 @@ impl RawConnection {
             ))
         };
         // SAFETY: vfs_find with null returns the default VFS, or null.
-        rc == SQLITE_OK && !vfs.is_null() && vfs == unsafe { sqlite!(vfs_find(std::ptr::null())) }
+        rc == SQLITE_OK && !vfs.is_null() && vfs == unsafe { sqlite!(vfs_find(null())) }
     }
 
     fn error(&self) -> SqlError {
