@@ -12,7 +12,7 @@
 
 use crate::pairs;
 use crate::pipeline;
-use crate::rank::{estimate_hits, Bm25, RankTotals};
+use crate::rank::{estimate_hits, BestRanks, Bm25, RankTotals};
 use crate::scope::{self, SCOPE_MARKER};
 use crate::tiers;
 use crate::tokenizer::{Options, Tokenizer};
@@ -379,7 +379,7 @@ pub struct Routines {
     pub result_error_code: unsafe extern "C" fn(*mut c_void, c_int),
 }
 
-/// Registers `sessions_rank(fts [, last_rowid [, ranked]])`: FTS5's own
+/// Registers `sessions_rank(fts [, last_rowid [, ranked [, keep]]])`: FTS5's own
 /// BM25 (a row's length is that of all its columns: the text, and the scope
 /// column's one token) of the phrases found in the first column, the
 /// message text, so the scope words of the second neither score nor cost a
@@ -387,7 +387,11 @@ pub struct Routines {
 /// count of a phrase in more than [`HIT_SAMPLE`] rows is estimated from the
 /// first ones (see [`crate::rank::estimate_hits`]) instead of counted.
 /// With `ranked`, only the query's first `ranked` phrases are scored: the
-/// phrases that follow them only select rows.
+/// phrases that follow them only select rows. With `keep`, a row that
+/// cannot rank among the best `keep` of the rows ranked before it in the
+/// same query gets infinity instead of its rank (see [`BestRanks`]): a query
+/// that keeps its best `keep` rows of those it ranks, every one of them,
+/// gets the same rows and ranks, sooner.
 ///
 /// # Safety
 ///
@@ -435,7 +439,7 @@ unsafe extern "C" fn x_rank(
     // SAFETY: FTS5 calls with its live extension API and cursor context; the
     // user data is the `&'static Routines` given at registration; `args`
     // holds `arg_count` protected values.
-    let (api, routines, last_rowid, ranked) = unsafe {
+    let (api, routines, arguments) = unsafe {
         let api = &*api;
         let routines = &*(api.x_user_data)(fts).cast::<Routines>();
         let integer = |n: c_int| {
@@ -445,12 +449,15 @@ unsafe extern "C" fn x_rank(
             let arg = *args.add(n as usize);
             ((routines.value_type)(arg) == SQLITE_INTEGER).then(|| (routines.value_int64)(arg))
         };
-        (api, routines, integer(0), integer(1))
+        let arguments = RankArguments {
+            last_rowid: integer(0),
+            ranked: integer(1).and_then(|n| usize::try_from(n).ok()),
+            keep: integer(2).and_then(|n| usize::try_from(n).ok()),
+        };
+        (api, routines, arguments)
     };
     // SAFETY: the pair (`api`, `fts`) is valid for this call.
-    let rank = catch_unwind(AssertUnwindSafe(|| unsafe {
-        rank(api, fts, last_rowid, ranked)
-    }));
+    let rank = catch_unwind(AssertUnwindSafe(|| unsafe { rank(api, fts, &arguments) }));
     // SAFETY: `result` is this call's sqlite3_context.
     unsafe {
         match rank {
@@ -461,7 +468,29 @@ unsafe extern "C" fn x_rank(
     }
 }
 
-/// The row's BM25 rank (lower is better, as FTS5's `rank`).
+/// The optional arguments of `sessions_rank` after the table.
+struct RankArguments {
+    last_rowid: Option<i64>,
+    ranked: Option<usize>,
+    keep: Option<usize>,
+}
+
+/// What one query's calls of `sessions_rank` share (its aux data): BM25's
+/// state and, with `keep`, the best ranks so far.
+struct QueryRank {
+    bm25: Bm25,
+    best: Option<BestRanks>,
+}
+
+/// The row's BM25 rank (lower is better, as FTS5's `rank`), or, with
+/// `keep`, infinity for a row that cannot rank among the best `keep` of
+/// the query's rows ranked so far.
+///
+/// A row's length is only read (from FTS5's `docsize` table: a lookup per
+/// row, most of a rank's cost) when the row may still be among the best:
+/// the positions of its matches give a length it has at least (a column
+/// holds at least one token past its last match), hence a rank it can at
+/// best reach.
 ///
 /// # Safety
 ///
@@ -469,34 +498,48 @@ unsafe extern "C" fn x_rank(
 unsafe fn rank(
     api: &Fts5ExtensionApi,
     fts: *mut Fts5Context,
-    last_rowid: Option<i64>,
-    ranked: Option<i64>,
+    arguments: &RankArguments,
 ) -> Result<f64, c_int> {
     let ok = |rc: c_int| if rc == SQLITE_OK { Ok(()) } else { Err(rc) };
     // SAFETY: every call passes FTS5's own context and valid out-pointers;
-    // the aux data is only ever a `Box<Bm25>` set below.
+    // the aux data is only ever a `Box<QueryRank>` set below.
     unsafe {
-        let mut bm25 = (api.x_get_auxdata)(fts, 0).cast::<Bm25>();
-        if bm25.is_null() {
+        let mut state = (api.x_get_auxdata)(fts, 0).cast::<QueryRank>();
+        if state.is_null() {
             let mut rows = 0;
             let mut tokens = 0;
             ok((api.x_row_count)(fts, &mut rows))?;
             ok((api.x_column_total_size)(fts, -1, &mut tokens))?;
             let mut phrases = usize::try_from((api.x_phrase_count)(fts)).unwrap_or(0);
-            if let Some(ranked) = ranked.and_then(|n| usize::try_from(n).ok()) {
+            if let Some(ranked) = arguments.ranked {
                 phrases = phrases.min(ranked);
             }
-            let fresh = Box::into_raw(Box::new(Bm25::new(RankTotals { rows, tokens }, phrases)));
-            ok((api.x_set_auxdata)(fts, fresh.cast(), Some(drop_bm25)))?;
-            bm25 = fresh;
+            let fresh = Box::into_raw(Box::new(QueryRank {
+                bm25: Bm25::new(RankTotals { rows, tokens }, phrases),
+                best: arguments.keep.map(BestRanks::new),
+            }));
+            ok((api.x_set_auxdata)(
+                fts,
+                fresh.cast(),
+                Some(drop_query_rank),
+            ))?;
+            state = fresh;
         }
-        let bm25 = &mut *bm25;
+        let QueryRank { bm25, best } = &mut *state;
         let mut frequencies = vec![0u32; bm25.phrases()];
+        // Per column (text, scope), one past the last position matched.
+        let mut least_lengths = [0i32; 2];
         let mut instances = 0;
         ok((api.x_inst_count)(fts, &mut instances))?;
         for i in 0..instances {
             let (mut phrase, mut column, mut offset) = (0, 0, 0);
             ok((api.x_inst)(fts, i, &mut phrase, &mut column, &mut offset))?;
+            if let Some(least) = usize::try_from(column)
+                .ok()
+                .and_then(|c| least_lengths.get_mut(c))
+            {
+                *least = (*least).max(offset.saturating_add(1));
+            }
             if let (0, Ok(phrase)) = (column, usize::try_from(phrase)) {
                 if let Some(f) = frequencies.get_mut(phrase) {
                     *f += 1;
@@ -505,7 +548,7 @@ unsafe fn rank(
         }
         for phrase in bm25.phrases_needing_hits(&frequencies) {
             let mut sample = HitSample {
-                limit: if last_rowid.is_some() {
+                limit: if arguments.last_rowid.is_some() {
                     HIT_SAMPLE
                 } else {
                     u64::MAX
@@ -520,7 +563,7 @@ unsafe fn rank(
                 std::ptr::from_mut(&mut sample).cast(),
                 sample_row,
             ))?;
-            let hits = match last_rowid {
+            let hits = match arguments.last_rowid {
                 Some(end) if sample.hits == sample.limit => {
                     estimate_hits(sample.hits, sample.first..=sample.last, end)
                 }
@@ -528,9 +571,22 @@ unsafe fn rank(
             };
             bm25.set_hits(phrase, hits);
         }
+        // The query's calls share one state (FTS5 keeps aux data per
+        // function and cursor): only a call with the `keep` it was made
+        // with may skip a row.
+        if let Some(best) = best.as_ref().filter(|b| Some(b.keep()) == arguments.keep) {
+            let least_length = least_lengths[0].saturating_add(least_lengths[1]);
+            if !best.may_hold(bm25.rank(&frequencies, least_length)) {
+                return Ok(f64::INFINITY);
+            }
+        }
         let mut length = 0;
         ok((api.x_column_size)(fts, -1, &mut length))?;
-        Ok(bm25.rank(&frequencies, length))
+        let rank = bm25.rank(&frequencies, length);
+        if let Some(best) = best {
+            best.add((api.x_rowid)(fts), rank);
+        }
+        Ok(rank)
     }
 }
 
@@ -571,7 +627,7 @@ unsafe extern "C" fn sample_row(
 }
 
 /// Frees the aux data of one query.
-unsafe extern "C" fn drop_bm25(bm25: *mut c_void) {
+unsafe extern "C" fn drop_query_rank(state: *mut c_void) {
     // SAFETY: the pointer came from Box::into_raw in `rank`; FTS5 frees it once.
-    drop(unsafe { Box::from_raw(bm25.cast::<Bm25>()) });
+    drop(unsafe { Box::from_raw(state.cast::<QueryRank>()) });
 }

@@ -140,6 +140,59 @@ impl Bm25 {
     }
 }
 
+/// The best ranks of the rows one query has ranked so far, at most `keep`
+/// of them: a row that cannot rank as well as the worst of them once there
+/// are `keep` cannot be among the query's best `keep`, so its exact rank
+/// (which needs its length, a lookup per row) is not worth computing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BestRanks {
+    keep: usize,
+    /// Ascending (best first), at most `keep`.
+    ranks: Vec<f64>,
+    /// The row ranked last, which is not counted twice.
+    last_row: Option<i64>,
+}
+
+impl BestRanks {
+    /// Room for the best `keep` ranks.
+    pub fn new(keep: usize) -> BestRanks {
+        BestRanks {
+            keep,
+            ranks: Vec::new(),
+            last_row: None,
+        }
+    }
+
+    /// How many ranks it keeps.
+    pub fn keep(&self) -> usize {
+        self.keep
+    }
+
+    /// Whether a row whose rank is `best_possible` at best may still be
+    /// among the best `keep`: a tie with the worst kept may, as ties are
+    /// told apart later.
+    pub fn may_hold(&self, best_possible: f64) -> bool {
+        self.ranks.len() < self.keep
+            || self
+                .ranks
+                .last()
+                .is_some_and(|&worst| best_possible <= worst)
+    }
+
+    /// Records the exact rank of `row`; the row just recorded again (the
+    /// same row ranked twice in a row) is not counted again.
+    pub fn add(&mut self, row: i64, rank: f64) {
+        if self.last_row.replace(row) == Some(row) {
+            return;
+        }
+        let at = self.ranks.partition_point(|&r| r <= rank);
+        if at < self.keep {
+            self.ranks.insert(at, rank);
+            self.ranks.truncate(self.keep);
+        }
+    }
+}
+
 /// The rows of a phrase, estimated from its first `seen` rows, whose rowids
 /// span `sample`, when the index's rowids end at `last_rowid`: the phrase is
 /// assumed as frequent after the sample as within it. xQueryPhrase reads
@@ -246,6 +299,43 @@ mod tests {
             assert!((lone * idf - counted.rank(&[tf, 0], length)).abs() < 1e-12);
         }
         assert!(fresh.rank(&[3, 0], 10) < fresh.rank(&[1, 0], 10));
+    }
+
+    #[test]
+    fn a_row_is_ranked_exactly_while_it_may_still_be_among_the_best() {
+        let mut best = BestRanks::new(2);
+        assert!(best.may_hold(0.0));
+        best.add(1, -3.0);
+        // The same row ranked twice (two calls in one statement) is one row.
+        best.add(1, -3.0);
+        assert!(best.may_hold(0.0));
+        best.add(2, -1.0);
+        // Full: -3, -1. A row at best -1 ties the worst kept.
+        assert!(best.may_hold(-1.0));
+        assert!(!best.may_hold(-0.5));
+        best.add(3, -2.0);
+        // -3, -2: the -1 is gone.
+        assert!(!best.may_hold(-1.0));
+        assert!(best.may_hold(-2.0));
+        best.add(4, -0.1);
+        assert!(!best.may_hold(-1.5));
+    }
+
+    #[test]
+    fn keeping_none_holds_nothing() {
+        let mut best = BestRanks::new(0);
+        best.add(1, -3.0);
+        assert!(!best.may_hold(-9.0));
+    }
+
+    #[test]
+    fn a_shorter_row_never_ranks_worse() {
+        let b = bm25(1000, 20_000, &[30, 300]);
+        for tf in [[1, 1], [4, 1], [1, 9]] {
+            for length in 1..200 {
+                assert!(b.rank(&tf, length) >= b.rank(&tf, length - 1));
+            }
+        }
     }
 
     #[test]

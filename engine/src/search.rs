@@ -315,6 +315,12 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
             // Each candidate's row: to check or filter it, for its time
             // or its session; else only the page's rows are read.
             i64::from(!scope_decides || filtered || grouped || order == Order::Recent).into(),
+            // The page keeps the best `limit + 1` by rank of every candidate.
+            if grouped || order == Order::Recent {
+                Value::Null
+            } else {
+                (limit + 1).into()
+            },
         ];
         if grouped {
             return Ok(db.query(GROUPED_SEARCH_SQL, &params)?);

@@ -914,6 +914,51 @@ class RankTest(StoreTestCase):
         self.assertEqual(hits[0]["id"], 1)
         self.assertEqual([h["id"] for h in hits], sorted(best, key=lambda id: (-best[id], -id))[:10])
 
+    def test_keep_ranks_exactly_every_row_that_may_be_among_the_best(self):
+        # sessions_rank(fts, last_rowid, ranked, keep): read newest first, a
+        # row that cannot rank among the best `keep` of those before it
+        # gets infinity; every other row gets its exact rank, so the best
+        # `keep` of all rows are the same, with the same ranks.
+        c = store()
+        session(c, "s")
+        c.execute("BEGIN")
+        for i in range(300):
+            deploys = " ".join(["deploy"] * (1 + i % 3))
+            filler = " ".join(f"w{i}x{j}" for j in range((i * 7) % 40))
+            say(c, "s", "user", f"{filler} {deploys} staging", 10 + i)
+        c.execute("COMMIT")
+
+        def ranks(*extra):
+            arguments = "".join(", " + str(a) for a in extra)
+            return c.execute(
+                f"SELECT ~rowid, sessions_rank(session_search_fts{arguments}) FROM session_search_fts"
+                " WHERE session_search_fts MATCH '{text} : (deploy staging)' ORDER BY rowid").fetchall()
+
+        exact = dict(ranks())
+        self.assertEqual(len(exact), 300)
+        for keep in (1, 3, 10):
+            kept = ranks("NULL", "NULL", keep)
+            self.assertEqual([id for id, _ in kept], [id for id, _ in ranks()])
+            skipped = [id for id, rank in kept if rank == math.inf]
+            self.assertTrue(skipped, keep)
+            for n, (id, rank) in enumerate(kept):
+                if rank == math.inf:
+                    best_before = sorted(exact[i] for i, _ in kept[:n])[:keep]
+                    self.assertGreater(exact[id], best_before[-1], (keep, id))
+                else:
+                    self.assertEqual(rank, exact[id])
+            best = lambda rows: sorted(rows, key=lambda row: (row[1], -row[0]))[:keep]
+            self.assertEqual(best(kept), best(exact.items()))
+        # Two calls in one statement share FTS5's per-query state: a call
+        # without `keep` still ranks every row, and two with it skip alike.
+        both = c.execute(
+            "SELECT ~rowid, sessions_rank(session_search_fts, NULL, NULL, 3), sessions_rank(session_search_fts),"
+            " sessions_rank(session_search_fts, NULL, NULL, 3) FROM session_search_fts"
+            " WHERE session_search_fts MATCH '{text} : (deploy staging)' ORDER BY rowid").fetchall()
+        self.assertEqual({id: plain for id, _, plain, _ in both}, exact)
+        self.assertEqual([(id, a) for id, a, _, _ in both], [(id, b) for id, _, _, b in both])
+        self.assertEqual(best([(id, a) for id, a, _, _ in both]), best(exact.items()))
+
     def test_common_terms_are_sampled_and_close_to_bm25(self):
         c = store()
         session(c, "s")
