@@ -45,22 +45,15 @@ fn query() -> impl Strategy<Value = String> {
 /// scores.
 fn exhaustive(store: &Store, query: &str, window: i64, limit: i64) -> Vec<(i64, f64)> {
     let expression = Query::parse(query).unwrap().fts5_expression(None);
-    let conn = store.connection();
-    let mut statement = conn
-        .prepare(
-            "SELECT id, -rank FROM (
-               SELECT ~f.rowid AS id, sessions_rank(session_search_fts) AS rank, m.created_at AS at
-               FROM session_search_fts f JOIN messages m ON m.id = ~f.rowid
-               WHERE session_search_fts MATCH ?1 ORDER BY f.rowid LIMIT ?2)
-             ORDER BY rank, at DESC, id DESC LIMIT ?3",
-        )
-        .unwrap();
-    let rows = statement
-        .query_map(rusqlite::params![expression, window, limit], |row| {
-            Ok((row.get(0)?, row.get(1)?))
-        })
-        .unwrap();
-    rows.map(Result::unwrap).collect()
+    scored_rows(
+        store,
+        "SELECT id, -rank FROM (
+           SELECT ~f.rowid AS id, sessions_rank(session_search_fts) AS rank, m.created_at AS at
+           FROM session_search_fts f JOIN messages m ON m.id = ~f.rowid
+           WHERE session_search_fts MATCH ?1 ORDER BY f.rowid LIMIT ?2)
+         ORDER BY rank, at DESC, id DESC LIMIT ?3",
+        rusqlite::params![expression, window, limit],
+    )
 }
 
 proptest! {

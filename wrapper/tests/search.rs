@@ -1328,22 +1328,15 @@ fn tiers_rank_exactly_when_the_average_message_is_far_shorter_than_their_referen
 /// scores: what a search must return, however it gets there.
 fn bm25_top(store: &Store, word: &str, sessions: &[&str], n: i64) -> Vec<(i64, f64)> {
     let keys = serde_json::to_string(sessions).unwrap();
-    let conn = store.connection();
-    let mut statement = conn
-        .prepare(
-            "SELECT ~f.rowid, -sessions_rank(session_search_fts) FROM session_search_fts f
-             JOIN messages m ON m.id = ~f.rowid
-             WHERE session_search_fts MATCH '{text} : ' || ?1
-               AND m.session_key IN (SELECT value FROM json_each(?2))
-             ORDER BY 2 DESC, m.created_at DESC LIMIT ?3",
-        )
-        .unwrap();
-    let rows = statement
-        .query_map(rusqlite::params![word, keys, n], |row| {
-            Ok((row.get(0)?, row.get(1)?))
-        })
-        .unwrap();
-    rows.map(Result::unwrap).collect()
+    scored_rows(
+        store,
+        "SELECT ~f.rowid, -sessions_rank(session_search_fts) FROM session_search_fts f
+         JOIN messages m ON m.id = ~f.rowid
+         WHERE session_search_fts MATCH '{text} : ' || ?1
+           AND m.session_key IN (SELECT value FROM json_each(?2))
+         ORDER BY 2 DESC, m.created_at DESC LIMIT ?3",
+        rusqlite::params![word, keys, n],
+    )
 }
 
 #[test]

@@ -195,3 +195,14 @@ pub fn tokenize(
         })
         .collect()
 }
+
+/// The `(id, score)` rows of `sql` run with `params` on the store's
+/// connection: what a search must return, computed in SQL.
+pub fn scored_rows(store: &Store, sql: &str, params: impl rusqlite::Params) -> Vec<(i64, f64)> {
+    let conn = store.connection();
+    let mut statement = conn.prepare(sql).unwrap();
+    let rows = statement
+        .query_map(params, |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap();
+    rows.map(Result::unwrap).collect()
+}
