@@ -1323,6 +1323,40 @@ fn tiers_rank_exactly_when_the_average_message_is_far_shorter_than_their_referen
     );
 }
 
+#[test]
+fn one_word_ranking_is_exact_when_its_best_tier_holds_thousands_of_messages() {
+    // A word in every line of a log (a year, a level): thousands of short
+    // messages of nearly the same weight share one tier. The best of them,
+    // a little shorter, are the oldest, far behind the rank window.
+    let store = store();
+    session(&store, "main:a", "main", None);
+    let mut rng = Rng(0x2025);
+    let best: Vec<i64> = (0..12)
+        .map(|i| {
+            let word = rng.string("abcdefgh", 4);
+            say(&store, "main:a", Role::User, &format!("2025 {word}"), i)
+        })
+        .collect();
+    for i in 0..4000 {
+        let words: Vec<String> = (0..2).map(|_| rng.string("abcdefgh", 4)).collect();
+        let text = format!("2025 {}", words.join(" "));
+        say(&store, "main:a", Role::Assistant, &text, 100 + i);
+    }
+    for visibility in [Visibility::Tree, Visibility::All] {
+        let found = search(&store, "2025", &with("main:a", visibility, 10));
+        let scored: Vec<(i64, f64)> = found.results.iter().map(|h| (h.id, h.score)).collect();
+        assert_eq!(
+            scored,
+            bm25_top(&store, "2025", &["main:a"], 10),
+            "{visibility:?}"
+        );
+        assert!(
+            ids(&found).iter().all(|id| best.contains(id)),
+            "{visibility:?}"
+        );
+    }
+}
+
 /// The `n` best messages of `sessions` for `word` by exhaustive BM25
 /// (`sessions_rank` over every match), newest first on ties, with their
 /// scores: what a search must return, however it gets there.
