@@ -67,13 +67,21 @@ const GROWTH_LIMIT: f64 = 0.3;
 /// The visibilities the growth target holds for.
 const GROWTH_VISIBILITIES: [&str; 2] = ["tree", "agent"];
 
+/// How many times the growth table times every point, the points
+/// interleaved (one child process per point and round).
+pub const GROWTH_ROUNDS: usize = 5;
+
 /// Every set at every visibility and order on a database of one size.
 #[derive(Debug, Clone)]
 pub struct Point {
     /// Messages in the database.
     pub messages: usize,
-    /// Its figures.
+    /// Its figures, floors included, from one pass.
     pub floors: Vec<Floor>,
+    /// `sessions_search` and the reading floor, per query the median of
+    /// [`GROWTH_ROUNDS`] passes interleaved with the other points' (see
+    /// [`median_of_rounds`]); the growth table's figures.
+    pub growth: Vec<Floor>,
 }
 
 /// One set at one visibility and order.
@@ -97,12 +105,18 @@ pub struct Floor {
     pub overlap: Vec<f64>,
 }
 
-/// Times every set at every visibility and order (the search child's side).
+/// Times every set at every visibility and order (the search child's side):
+/// `sessions_search` and the reading floor, and when `with_floor` the floor
+/// and the overlap with it (exhaustive BM25, most of the time taken).
 ///
 /// # Errors
 ///
 /// Any SQLite or session-search error.
-pub fn measure(conn: &Connection, sets: &[QuerySet]) -> Result<Vec<Floor>, Box<dyn Error>> {
+pub fn measure(
+    conn: &Connection,
+    sets: &[QuerySet],
+    with_floor: bool,
+) -> Result<Vec<Floor>, Box<dyn Error>> {
     let (tree_word, agent_word): (String, String) = conn.query_row(
         "SELECT 't' || lower(hex(session_key)), 'a' || lower(hex(agent_id)) FROM sessions WHERE session_key = ?1",
         [caller()],
@@ -136,14 +150,17 @@ pub fn measure(conn: &Connection, sets: &[QuerySet]) -> Result<Vec<Floor>, Box<d
                     let expression = EngineQuery::parse(&query.text)?.fts5_expression(scope);
                     let reading = || reading_floor(conn, recent, &expression);
                     search(conn, &query.text, &options)?;
-                    top(conn, floor_sql, &expression)?;
                     reading()?;
                     let (hits, ms) = timed_ms(|| search(conn, &query.text, &options))?;
-                    let (best, floor_ms) = timed_ms(|| top(conn, floor_sql, &expression))?;
                     let ((), reading_ms) = timed_ms(reading)?;
                     floor.ms.push(ms);
-                    floor.floor_ms.push(floor_ms);
                     floor.reading_ms.push(reading_ms);
+                    if !with_floor {
+                        continue;
+                    }
+                    top(conn, floor_sql, &expression)?;
+                    let (best, floor_ms) = timed_ms(|| top(conn, floor_sql, &expression))?;
+                    floor.floor_ms.push(floor_ms);
                     if order == "relevance" && !best.is_empty() {
                         floor
                             .overlap
@@ -155,6 +172,50 @@ pub fn measure(conn: &Connection, sets: &[QuerySet]) -> Result<Vec<Floor>, Box<d
         }
     }
     Ok(floors)
+}
+
+/// Several passes of [`measure`] over the same sets as one: per query, the
+/// median of its times in the passes.
+///
+/// # Errors
+///
+/// When the passes did not time the same sets and queries.
+pub fn median_of_rounds(rounds: &[Vec<Floor>]) -> Result<Vec<Floor>, Box<dyn Error>> {
+    let Some(first) = rounds.first() else {
+        return Ok(Vec::new());
+    };
+    let same = |a: &Floor, b: &Floor| {
+        (a.kind, &a.visibility, &a.order, a.ms.len())
+            == (b.kind, &b.visibility, &b.order, b.ms.len())
+    };
+    if rounds.iter().any(|round| {
+        round.len() != first.len() || !round.iter().zip(first).all(|(a, b)| same(a, b))
+    }) {
+        return Err("the growth rounds timed different queries".into());
+    }
+    let per_query = |index: usize, series: Series| -> Vec<f64> {
+        (0..series(&first[index]).len())
+            .map(|query| {
+                median(&sorted(
+                    rounds
+                        .iter()
+                        .map(|round| series(&round[index])[query])
+                        .collect(),
+                ))
+            })
+            .collect()
+    };
+    Ok(first
+        .iter()
+        .enumerate()
+        .map(|(index, floor)| Floor {
+            ms: per_query(index, |f| &f.ms),
+            reading_ms: per_query(index, |f| &f.reading_ms),
+            floor_ms: Vec::new(),
+            overlap: Vec::new(),
+            ..floor.clone()
+        })
+        .collect())
 }
 
 /// The ids `sessions_search` returned.
@@ -380,12 +441,12 @@ type Series = fn(&Floor) -> &Vec<f64>;
 /// The p50 of `series` of `kind` at `visibility` and `order` at `point`.
 fn p50(point: &Point, series: Series, kind: SetKind, visibility: &str, order: &str) -> f64 {
     median(&pooled(
-        pick(&point.floors, Some(kind), visibility, order),
+        pick(&point.growth, Some(kind), visibility, order),
         series,
     ))
 }
 
-/// How the p50 of `series` grows from the first to the last of `points`
+/// How the growth p50 of `series` grows from the first to the last of `points`
 /// (sorted by size): the exponent `e` of `p50 ~ messages^e`; `None` with
 /// fewer than two.
 fn growth(
@@ -410,7 +471,9 @@ pub fn print_growth(points: &[Point]) {
     println!("\n== growth: sessions_search p50 (ms) by database size ==");
     println!(
         "exponent e of p50 ~ messages^e from the smallest to the largest database (1.0: linear);
-reading: the reading floor's p50 (see the tables above) at each size, and its exponent"
+reading: the reading floor's p50 (see the tables above) at each size, and its exponent.
+Each query's time is the median of {GROWTH_ROUNDS} passes over every set, visibility and order,
+the databases' passes interleaved (one child process each), after the tables above."
     );
     print!("{:<12}{:<7}{:<11}", "set", "vis", "order");
     for point in points {

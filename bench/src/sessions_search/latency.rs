@@ -136,7 +136,7 @@ pub fn sessions_search(work: &Path) -> Result<SearchRun, Box<dyn Error>> {
         })
         .collect::<Result<_, _>>()?;
     let plan = query_plan(conn, SEARCH_SQL)?;
-    let floors = super::floors::measure(conn, &sets)?;
+    let floors = super::floors::measure(conn, &sets, true)?;
     Ok(SearchRun {
         sets,
         matches,
@@ -147,17 +147,18 @@ pub fn sessions_search(work: &Path) -> Result<SearchRun, Box<dyn Error>> {
     })
 }
 
-/// Samples the query sets and runs them against the FTS5 floor only
-/// (the child's side of a point of the growth table).
+/// Samples the query sets and runs them against the FTS5 floor only, or
+/// without the floor itself unless `with_floor` (the child's side of a
+/// point of the growth table, and of one of its rounds).
 ///
 /// # Errors
 ///
 /// Any SQLite or session-search error.
-pub fn floors(work: &Path) -> Result<Vec<super::floors::Floor>, Box<dyn Error>> {
+pub fn floors(work: &Path, with_floor: bool) -> Result<Vec<super::floors::Floor>, Box<dyn Error>> {
     let store = open(work)?;
     let conn = store.connection();
     let sets = queries::sample(conn)?;
-    super::floors::measure(conn, &sets)
+    super::floors::measure(conn, &sets, with_floor)
 }
 
 /// One `sessions_search` call; returns its JSON.

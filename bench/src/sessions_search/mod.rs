@@ -53,13 +53,17 @@ const FULL_POINT: f64 = 3.0;
 /// Runs the part in the directory `work`, prints its tables and returns its
 /// targets. Every table is of the part's scale; the growth table and the
 /// floor targets also measure [`SMALL_POINT`] and, when `full`,
-/// [`FULL_POINT`], each in a database of its own.
+/// [`FULL_POINT`], each in a database of its own, kept until the growth
+/// table's rounds have timed them all.
 ///
 /// # Errors
 ///
 /// When a job fails.
 pub fn run(scale: f64, full: bool, work: &Path) -> Result<Vec<Target>, Box<dyn Error>> {
     report::header(scale);
+    let others = std::iter::once(SMALL_POINT).chain(full.then_some(FULL_POINT));
+    let mut sites = vec![(scale, work.to_path_buf())];
+    sites.extend(others.map(|point| (scale * point, work.join(format!("x{point}")))));
     let result = (|| {
         let build = in_child(scale, work, "build")?;
         report::build(&build);
@@ -71,18 +75,28 @@ pub fn run(scale: f64, full: bool, work: &Path) -> Result<Vec<Target>, Box<dyn E
         let mut points = vec![floors::Point {
             messages: build.messages,
             floors: search.floors,
+            growth: Vec::new(),
         }];
-        let others = std::iter::once(SMALL_POINT).chain(full.then_some(FULL_POINT));
-        for point in others {
-            databases::remove(&db_path(work))?;
-            let build: build::Build = in_child(scale * point, work, "build")?;
+        for (scale, dir) in &sites[1..] {
+            std::fs::create_dir_all(dir)?;
+            let build: build::Build = in_child(*scale, dir, "build")?;
             report::build(&build);
-            let floors: Vec<floors::Floor> = in_child(scale * point, work, "floors")?;
+            let floors: Vec<floors::Floor> = in_child(*scale, dir, "floors")?;
             floors::print(build.messages, &floors);
             points.push(floors::Point {
                 messages: build.messages,
                 floors,
+                growth: Vec::new(),
             });
+        }
+        let mut rounds = vec![Vec::new(); sites.len()];
+        for _ in 0..floors::GROWTH_ROUNDS {
+            for ((scale, dir), point_rounds) in sites.iter().zip(&mut rounds) {
+                point_rounds.push(in_child::<Vec<floors::Floor>>(*scale, dir, "growth")?);
+            }
+        }
+        for (point, point_rounds) in points.iter_mut().zip(&rounds) {
+            point.growth = floors::median_of_rounds(point_rounds)?;
         }
         points.sort_by_key(|point| point.messages);
         floors::print_growth(&points);
@@ -92,7 +106,9 @@ pub fn run(scale: f64, full: bool, work: &Path) -> Result<Vec<Target>, Box<dyn E
         targets.extend(floors::growth_targets(&points));
         Ok(targets)
     })();
-    databases::remove(&db_path(work))?;
+    for (_, dir) in &sites {
+        databases::remove(&db_path(dir))?;
+    }
     result
 }
 
@@ -109,14 +125,15 @@ fn in_child<T: DeserializeOwned>(scale: f64, work: &Path, job: &str) -> Result<T
 }
 
 /// The child's side: `args` are the scale, the work directory and the job
-/// (`build`, `search`, `anchors` or `floors`); prints the job's figures as
-/// one JSON line.
+/// (`build`, `search`, `anchors`, `floors` or `growth`: the floors job
+/// without the floor itself); prints the job's figures as one JSON line.
 ///
 /// # Errors
 ///
 /// Wrong arguments, or any error of the job.
 pub fn child_main(args: &[String]) -> Result<(), Box<dyn Error>> {
-    let usage = || format!("usage: {CHILD_FLAG} SCALE DIR (build | search | anchors | floors)");
+    let usage =
+        || format!("usage: {CHILD_FLAG} SCALE DIR (build | search | anchors | floors | growth)");
     let [scale, work, job] = args else {
         return Err(usage().into());
     };
@@ -126,7 +143,8 @@ pub fn child_main(args: &[String]) -> Result<(), Box<dyn Error>> {
         "build" => serde_json::to_string(&build::run(scale, work)?)?,
         "search" => serde_json::to_string(&latency::sessions_search(work)?)?,
         "anchors" => serde_json::to_string(&latency::anchors(work)?)?,
-        "floors" => serde_json::to_string(&latency::floors(work)?)?,
+        "floors" => serde_json::to_string(&latency::floors(work, true)?)?,
+        "growth" => serde_json::to_string(&latency::floors(work, false)?)?,
         _ => return Err(usage().into()),
     };
     println!("{report}");
