@@ -446,9 +446,9 @@ fn p50(point: &Point, series: Series, kind: SetKind, visibility: &str, order: &s
     ))
 }
 
-/// How the growth p50 of `series` grows from the first to the last of `points`
-/// (sorted by size): the exponent `e` of `p50 ~ messages^e`; `None` with
-/// fewer than two.
+/// How the p50 of `series` in the growth rounds grows from the first to the
+/// last of `points` (sorted by size): the exponent `e` of
+/// `p50 ~ messages^e`; `None` with fewer than two.
 fn growth(
     points: &[Point],
     series: Series,
@@ -471,9 +471,9 @@ pub fn print_growth(points: &[Point]) {
     println!("\n== growth: sessions_search p50 (ms) by database size ==");
     println!(
         "exponent e of p50 ~ messages^e from the smallest to the largest database (1.0: linear);
-reading: the reading floor's p50 (see the tables above) at each size, and its exponent.
-Each query's time is the median of {GROWTH_ROUNDS} passes over every set, visibility and order,
-the databases' passes interleaved (one child process each), after the tables above."
+reading: the reading floor's p50 (as in the tables above) at each size, and its exponent.
+Each query's times here are the medians of {GROWTH_ROUNDS} more passes over every set, visibility
+and order, the databases' passes interleaved (one child process each), after the tables above."
     );
     print!("{:<12}{:<7}{:<11}", "set", "vis", "order");
     for point in points {
