@@ -241,3 +241,47 @@ fn a_specstory_export_cut_short_then_grown() {
         (0, 4, 0)
     );
 }
+
+#[test]
+fn a_damaged_specstory_export_then_the_whole_file() {
+    let source = shared_fixtures("cursor")
+        .join("daviswhitehead-chef-chopsky/2025-09-24_19-11Z-mastering-delegation-to-ai-agents.md");
+    let text = fs::read_to_string(&source).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("history").join(source.file_name().unwrap());
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    // The line closing the first answer's reasoning moved into its text:
+    // the reasoning now runs on through the fences and turns after it.
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.swap(28, 82);
+    fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let (store, damaged) = imported(&file);
+    assert!(damaged.imported() < 12, "{damaged:#?}");
+
+    fs::write(&file, &text).unwrap();
+    import(&store, &file);
+    let (whole, _) = imported(&file);
+    let messages = |store: &session_search::Store| -> Vec<(String, String, String)> {
+        let mut statement = store
+            .connection()
+            .prepare("SELECT message_id, role, content FROM messages WHERE session_key = ?1 ORDER BY message_id")
+            .unwrap();
+        statement
+            .query_map([DELEGATION], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            })
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    // Every message as the whole file holds it, each once: the turn the
+    // damage ran on takes its own content again.
+    let (got, expected) = (messages(&store), messages(&whole));
+    let ids = |messages: &[(String, String, String)]| -> Vec<String> {
+        messages.iter().map(|m| m.0.clone()).collect()
+    };
+    assert_eq!(ids(&got), ids(&expected));
+    for (got, expected) in got.iter().zip(&expected) {
+        assert!(got == expected, "{} differs from the whole file's", got.0);
+    }
+}

@@ -227,7 +227,7 @@ impl Aider {
                 };
                 // A file cut at a line's end may have cut a message that
                 // the next import reads longer: it then takes that text.
-                out.grown_message(HostMessage {
+                out.positional_message(HostMessage {
                     id: format!("L{}", message.line),
                     parent: Parent::Previous,
                     role,

@@ -305,7 +305,7 @@ impl SpecStory {
                 }
                 // As in aider.rs: a turn cut at a line's end is completed
                 // by the next import.
-                out.grown_message(HostMessage {
+                out.positional_message(HostMessage {
                     id: format!("L{line}"),
                     parent: Parent::Previous,
                     role,

@@ -11,14 +11,14 @@
 //! we key by line, `L<n>`, with generated ids; a position id shifts when a
 //! line is lost or added). Two such messages in one file stay two: each
 //! stored message is matched once per file, and a message whose host id is
-//! stored matches by that id first.
+//! stored matches by that id first. In a text format keyed by line alone
+//! (Aider, SpecStory), the content decides first and the id last (see
+//! [`Writer::positional_message`]).
 
 use super::{FileReport, Format, Issue, LineIssue};
 use crate::{NewMessage, NewSession, Result, Role, Store};
 use rusqlite::OptionalExtension;
 use serde_json::Value;
-use session_search_engine::content::searchable_text;
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 /// How far up from the previous message a fork is looked for when deciding
@@ -264,38 +264,20 @@ impl<'a> Writer<'a> {
         self.write_message(message, Revise::Any)
     }
 
-    /// Writes a message like [`Writer::message`]; one the database has
-    /// already takes the content read now when its text starts with the
-    /// stored text, for a text format whose file may end at the end of a
-    /// line inside a message (Aider, SpecStory): the next import reads it
-    /// longer. A message whose id now names other text (lines shifted) is
-    /// left as it is.
+    /// Writes a message like [`Writer::message`] for a text format whose
+    /// ids are line numbers (`L<n>`: Aider, SpecStory). A stored message is
+    /// found by its id when it holds the same content, else by its content
+    /// (the message moved to another line), else by its id, and then takes
+    /// the content read now: the file ended at the end of a line inside the
+    /// message, or was damaged (a line lost, moved or added), and is read
+    /// whole now. So importing the whole file over one read before leaves
+    /// what the whole file holds.
     ///
     /// # Errors
     ///
     /// Database failures.
-    pub(super) fn grown_message(&mut self, message: HostMessage) -> Result<()> {
-        self.write_message(message, Revise::Grown)
-    }
-
-    /// Whether stored message `id` takes `content` under `revise`.
-    fn revises(&self, revise: Revise, id: i64, content: &str) -> Result<bool> {
-        Ok(match revise {
-            Revise::Never => false,
-            Revise::Any => true,
-            Revise::Grown => {
-                let stored: Option<String> = self
-                    .store
-                    .connection()
-                    .prepare_cached("SELECT content FROM messages WHERE id = ?1")?
-                    .query_row([id], |row| row.get(0))
-                    .optional()?;
-                let text = |json: &str| {
-                    searchable_text(json.as_bytes()).map_or_else(String::new, Cow::into_owned)
-                };
-                stored.is_some_and(|stored| text(content).starts_with(&text(&stored)))
-            }
-        })
+    pub(super) fn positional_message(&mut self, message: HostMessage) -> Result<()> {
+        self.write_message(message, Revise::Positional)
     }
 
     fn write_message(&mut self, message: HostMessage, revise: Revise) -> Result<()> {
@@ -323,21 +305,37 @@ impl<'a> Writer<'a> {
         self.last_time = Some(created_at);
         let key = self.session(created_at)?;
         let content = Value::Array(message.content).to_string();
-        let existing = self
+        let by_id = self
             .store
             .connection()
             .prepare_cached(
-                "SELECT id FROM messages WHERE session_key = ?1 AND message_id = ?2 ORDER BY id LIMIT 1",
+                "SELECT id, content FROM messages WHERE session_key = ?1 AND message_id = ?2 ORDER BY id LIMIT 1",
             )?
-            .query_row((&key, &message.id), |row| row.get::<_, i64>(0))
+            .query_row((&key, &message.id), |row| {
+                Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+            })
             .optional()?;
-        let existing = match existing {
-            Some(id) => Some(id),
-            None => self.same_message(&key, message.role, created_at, &content)?,
+        let same = || self.same_message(&key, message.role, created_at, &content);
+        let unmatched = |id: &i64| !self.parent_of.contains_key(id);
+        let takes_content = revise != Revise::Never;
+        // The stored message this one is, and whether it takes the content
+        // read now.
+        let existing = match (revise, by_id) {
+            (Revise::Positional, Some((id, stored))) if stored == content && unmatched(&id) => {
+                Some((id, false))
+            }
+            // Under an id another message of this file already matched by
+            // its content, it is kept as stored: one message per id.
+            (Revise::Positional, by_id) => match same()? {
+                Some(id) => Some((id, false)),
+                None => by_id.map(|(id, _)| (id, unmatched(&id))),
+            },
+            (_, Some((id, _))) => Some((id, takes_content)),
+            (_, None) => same()?.map(|id| (id, takes_content)),
         };
         let id = match existing {
-            Some(id) => {
-                let changed = self.revises(revise, id, &content)?
+            Some((id, takes_content)) => {
+                let changed = takes_content
                     && self.store.connection().execute(
                         "UPDATE messages SET content = ?2 WHERE id = ?1 AND content IS NOT ?2",
                         (id, &content),
@@ -524,13 +522,15 @@ impl<'a> Writer<'a> {
     }
 }
 
-/// Which stored message a write replaces the content of.
+/// How a write finds the stored message it is, and whether that takes the
+/// content read now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Revise {
-    /// None.
+    /// By id, else by content; kept as stored.
     Never,
-    /// Any whose content differs.
+    /// By id, else by content; takes the content read now.
     Any,
-    /// One whose text the new text starts with.
-    Grown,
+    /// Ids are line numbers: by id with the same content, else by content,
+    /// else by id; takes the content read now.
+    Positional,
 }
