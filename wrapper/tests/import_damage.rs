@@ -12,7 +12,7 @@ mod common;
 
 use common::import::*;
 use proptest::sample::Index;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use proptest::test_runner::{Config, RngSeed, TestCaseError, TestRunner};
 use serde_json::{json, Value};
 use session_search::import::{import_path, Format, ImportOptions, ImportReport};
 use session_search::Store;
@@ -26,6 +26,23 @@ const MAX_BASE_BYTES: usize = 24_000;
 
 /// Random cases per damage and fixture.
 const CASES: u32 = 2;
+
+/// [`CASES`] cases per damage and fixture from a fixed seed, the same in
+/// every run, unless `PROPTEST_CASES` or `PROPTEST_RNG_SEED` ask for
+/// others (to look for new damage that breaks an import).
+fn damage_config() -> Config {
+    let mut config = Config {
+        failure_persistence: None,
+        ..Config::default()
+    };
+    if std::env::var_os("PROPTEST_CASES").is_none() {
+        config.cases = CASES;
+    }
+    if config.rng_seed == RngSeed::Random {
+        config.rng_seed = RngSeed::Fixed(0xda3a_6ed0);
+    }
+    config
+}
 
 /// One fixture file: its bytes (possibly reduced) and the name it keeps.
 struct Fixture {
@@ -521,11 +538,7 @@ fn damaged_fixtures_import_without_loss_or_duplicates() {
         assert!(report.imported() > 0, "{}", fixture.origin.display());
         let complete = rows(&store);
         for kind in DAMAGES {
-            let mut runner = TestRunner::new(Config {
-                cases: CASES,
-                failure_persistence: None,
-                ..Config::default()
-            });
+            let mut runner = TestRunner::new(damage_config());
             runner
                 .run(&(proptest::prelude::any::<(Index, Index)>()), |(a, b)| {
                     case(fixture, other, &complete, kind, a, b)
