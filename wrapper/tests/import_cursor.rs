@@ -209,14 +209,23 @@ fn specstory_exports_of_cursor_chats() {
     assert_eq!((again.imported(), again.already_present()), (0, 44));
 }
 
-#[test]
-fn a_specstory_export_cut_short_then_grown() {
+/// The text of the shared SpecStory export `name`, and where in a scratch
+/// directory (kept while the `TempDir` lives) a test writes its versions.
+fn specstory_export(name: &str) -> (String, tempfile::TempDir, std::path::PathBuf) {
     let source = shared_fixtures("cursor")
-        .join("daviswhitehead-chef-chopsky/2025-10-02_19-43Z-create-branch-for-ai-development-playbook.md");
+        .join("daviswhitehead-chef-chopsky")
+        .join(name);
     let text = fs::read_to_string(&source).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("history").join(source.file_name().unwrap());
+    let file = dir.path().join("history").join(name);
     fs::create_dir_all(file.parent().unwrap()).unwrap();
+    (text, dir, file)
+}
+
+#[test]
+fn a_specstory_export_cut_short_then_grown() {
+    let (text, _dir, file) =
+        specstory_export("2025-10-02_19-43Z-create-branch-for-ai-development-playbook.md");
     let cut: String = text
         .lines()
         .take(50)
@@ -244,12 +253,8 @@ fn a_specstory_export_cut_short_then_grown() {
 
 #[test]
 fn a_damaged_specstory_export_then_the_whole_file() {
-    let source = shared_fixtures("cursor")
-        .join("daviswhitehead-chef-chopsky/2025-09-24_19-11Z-mastering-delegation-to-ai-agents.md");
-    let text = fs::read_to_string(&source).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("history").join(source.file_name().unwrap());
-    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let (text, _dir, file) =
+        specstory_export("2025-09-24_19-11Z-mastering-delegation-to-ai-agents.md");
     // The line closing the first answer's reasoning moved into its text:
     // the reasoning now runs on through the fences and turns after it.
     let mut lines: Vec<&str> = text.lines().collect();

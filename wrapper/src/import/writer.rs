@@ -305,14 +305,15 @@ impl<'a> Writer<'a> {
         self.last_time = Some(created_at);
         let key = self.session(created_at)?;
         let content = Value::Array(message.content).to_string();
+        // The stored message under this id, and whether it holds this content.
         let by_id = self
             .store
             .connection()
             .prepare_cached(
-                "SELECT id, content FROM messages WHERE session_key = ?1 AND message_id = ?2 ORDER BY id LIMIT 1",
+                "SELECT id, content IS ?3 FROM messages WHERE session_key = ?1 AND message_id = ?2 ORDER BY id LIMIT 1",
             )?
-            .query_row((&key, &message.id), |row| {
-                Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+            .query_row((&key, &message.id, &content), |row| {
+                Ok((row.get::<_, i64>(0)?, row.get::<_, bool>(1)?))
             })
             .optional()?;
         let same = || self.same_message(&key, message.role, created_at, &content);
@@ -321,9 +322,7 @@ impl<'a> Writer<'a> {
         // The stored message this one is, and whether it takes the content
         // read now.
         let existing = match (revise, by_id) {
-            (Revise::Positional, Some((id, stored))) if stored == content && unmatched(&id) => {
-                Some((id, false))
-            }
+            (Revise::Positional, Some((id, true))) if unmatched(&id) => Some((id, false)),
             // Under an id another message of this file already matched by
             // its content, it is kept as stored: one message per id.
             (Revise::Positional, by_id) => match same()? {
