@@ -170,7 +170,11 @@ fn options<T: serde::de::DeserializeOwned>(value: &Value, function: &str) -> Res
 /// `sessions_text(content [, settings])`: the searchable text of a
 /// message's content (see [`content::searchable_text`]), redacted, or NULL.
 /// `settings` are the stored redaction settings ([`Settings`]) the triggers
-/// pass; without them only the default patterns apply. A text starting with
+/// pass; without them only the default patterns apply. Settings of an
+/// earlier default set give NULL: the index was built by an earlier version
+/// and is emptied by its rebuild before it is read, so a host's write after
+/// an upgrade goes on, and the rebuild indexes the message; those of a later
+/// set are an error. A text starting with
 /// the scope column's marker gets a space before it, so that the tokenizer
 /// never takes a message for a scope ([`scope::SCOPE_MARKER`]).
 fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
@@ -182,9 +186,14 @@ fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
     };
     let redacted = match args.get(1) {
         None => Redactor::new::<&str>(&[])?.redact(&text),
-        Some(Value::Text(settings)) => Settings::indexing_redactor(settings)
-            .map_err(|e| format!("sessions_text: {e}"))?
-            .redact(&text),
+        Some(Value::Text(settings)) => {
+            match Settings::indexing_redactor(settings)
+                .map_err(|e| format!("sessions_text: {e}"))?
+            {
+                Some(redactor) => redactor.redact(&text),
+                None => return Ok(Value::Null),
+            }
+        }
         Some(_) => {
             return Err(
                 "sessions_text: the redaction settings are missing; run SELECT sessions_init()"

@@ -70,7 +70,9 @@ pub struct Status {
     pub pending: i64,
     /// How writes reach the index.
     pub indexing: IndexingMode,
-    /// `"ok"`, or FTS5's integrity-check error; absent from `sessions_init()`.
+    /// `"ok"`, FTS5's integrity-check error, or why it was not checked (a
+    /// read-only connection, an index built by another version); absent
+    /// from `sessions_init()`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub integrity: Option<String>,
     /// The FTS5 segments (b-trees) the index lies in: each search looks
@@ -687,9 +689,18 @@ pub fn status(db: &dyn Connection) -> Result<Status> {
     read_status(db, true)
 }
 
+/// `integrity` of an index built by another version of session-search.
+const STALE_INTEGRITY: &str = "not checked: the index was built by another version of session-search; sessions_init() or a search on a writable connection rebuilds it";
+
 fn read_status(db: &dyn Connection, check_integrity: bool) -> Result<Status> {
     let count = |sql: &str| -> Result<i64> { Ok(db.query_value(sql, &[])?.as_i64().unwrap_or(0)) };
+    // An index built by another version is emptied before it is read, and
+    // what was written to it since does not match its tokens.
+    let current = index_current(db)?;
     let integrity = check_integrity.then(|| {
+        if !current {
+            return STALE_INTEGRITY.to_owned();
+        }
         match db.execute_batch(
             "INSERT INTO session_search_fts(session_search_fts) VALUES('integrity-check')",
         ) {

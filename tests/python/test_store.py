@@ -262,6 +262,47 @@ class InitTest(StoreTestCase):
         self.assertEqual(found(conn, '"the deploy"', "s"), [1, 2])
         self.assertEqual(found(conn, '"error is"', "s"), [2])
 
+    def test_plain_sql_writes_after_an_upgrade_succeed_and_the_rebuild_indexes_them(self):
+        """An index built by an earlier release (another tokenizer and default
+        redaction set): a host that only writes, never calling sessions_init(),
+        keeps writing; nothing is read from the old index, and the rebuild a
+        search starts indexes every write made meanwhile."""
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "agent.db")
+            w = store(path)
+            session(w, "a")
+            kept = say(w, "a", "user", "kiwi before the upgrade", 1)
+            edited = say(w, "a", "assistant", "mango before the upgrade", 2)
+            removed = say(w, "a", "user", "papaya before the upgrade", 3)
+            w.execute("UPDATE session_search_meta SET value = 9 WHERE key = 'tokenizer_version'")
+            w.execute("UPDATE session_search_meta SET value = json_set(value, '$.version', 1)"
+                      " WHERE key = 'redaction'")
+            added = say(w, "a", "assistant", "guava after the upgrade", 4)
+            w.execute("UPDATE messages SET content = 'lychee after the upgrade' WHERE id = ?", (edited,))
+            w.execute("DELETE FROM messages WHERE id = ?", (removed,))
+            self.assertIn("another version", status(w)["integrity"])
+            r = connect(f"file:{path}?mode=ro", uri=True)
+            stale = search(r, "kiwi", "a")
+            self.assertEqual((stale["results"], stale["indexing"]), ([], True))
+            self.assertIn("another version", stale["warning"])
+            # The first search on a writable connection starts the rebuild,
+            # and its own slice indexes a backlog this small.
+            self.assertEqual(found(w, "upgrade", "a"), sorted([kept, edited, added]))
+            self.assertEqual(found(w, "guava", "a"), [added])
+            self.assertEqual(found(w, "lychee", "a"), [edited])
+            self.assertEqual(found(w, "mango OR papaya", "a"), [])
+            self.assertEqual(found(r, "kiwi", "a"), [kept])
+            self.assertConsistent(w)
+
+    def test_an_index_of_a_newer_release_is_not_written_by_an_older_one(self):
+        conn = store()
+        session(conn, "a")
+        conn.execute("UPDATE session_search_meta SET value = json_set(value, '$.version', 99)"
+                     " WHERE key = 'redaction'")
+        self.assertError(conn, "INSERT INTO messages(session_key, role, content, created_at)"
+                         " VALUES ('a', 'user', 'hello', 1)", (), "newer session-search")
+        self.assertEqual(value(conn, "SELECT count(*) FROM messages"), 0)
+
     def test_prefixes_of_three_or_four_letters_find_every_word_they_start(self):
         conn = store()
         session(conn, "s")

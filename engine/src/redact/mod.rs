@@ -27,6 +27,7 @@ use prefilter::Prefilter;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::ops::Range;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -414,20 +415,24 @@ impl Settings {
     }
 
     /// The redactor of stored settings `json` for indexing, which must use
-    /// the default set the rest of the index was built with.
+    /// the default set the rest of the index was built with. `None` for an
+    /// earlier default set: that index was built by an earlier version of
+    /// session-search, and its rebuild (which `sessions_init()` or a search
+    /// starts) empties it before anything reads it.
     ///
     /// # Errors
     ///
-    /// As for [`Settings::redactor`], and settings of another default set
-    /// (`sessions_init()` or reconciliation then re-indexes first).
-    pub fn indexing_redactor(json: &str) -> Result<Arc<Redactor>, String> {
+    /// As for [`Settings::redactor`], and settings of a later default set:
+    /// the index is a newer version's, which this one must not write.
+    pub fn indexing_redactor(json: &str) -> Result<Option<Arc<Redactor>>, String> {
         let (version, redactor) = Settings::compiled(json)?;
-        if version != REDACTION_VERSION {
-            return Err(format!(
-                "the index was built with default redaction set {version} but this session-search has set {REDACTION_VERSION}; run SELECT sessions_init() to re-index"
-            ));
+        match version.cmp(&REDACTION_VERSION) {
+            Ordering::Less => Ok(None),
+            Ordering::Equal => Ok(Some(redactor)),
+            Ordering::Greater => Err(format!(
+                "the index was built with default redaction set {version} by a newer session-search, and this one has set {REDACTION_VERSION}; load the newer extension to write here"
+            )),
         }
-        Ok(redactor)
     }
 
     fn compiled(json: &str) -> Result<(u32, Arc<Redactor>), String> {

@@ -116,21 +116,30 @@ fn host_patterns_add_to_the_defaults() {
 }
 
 #[test]
-fn settings_of_another_default_set_are_refused() {
+fn settings_of_an_earlier_default_set_index_nothing_and_of_a_later_one_are_refused() {
     let current = Settings::current(vec!["ACME-[0-9]{6}".into()]).to_json();
     assert_eq!(
         Settings::indexing_redactor(&current)
             .unwrap()
+            .unwrap()
             .redact("id ACME-123456"),
         "id [REDACTED]"
     );
-    let old = Settings {
+    let earlier = Settings {
+        version: REDACTION_VERSION - 1,
+        patterns: vec![],
+    };
+    assert!(Settings::redactor(&earlier.to_json()).is_ok());
+    assert!(Settings::indexing_redactor(&earlier.to_json())
+        .unwrap()
+        .is_none());
+    let later = Settings {
         version: REDACTION_VERSION + 1,
         patterns: vec![],
     };
-    assert!(Settings::redactor(&old.to_json()).is_ok());
-    let err = Settings::indexing_redactor(&old.to_json()).unwrap_err();
-    assert!(err.contains("sessions_init()"), "{err}");
+    assert!(Settings::redactor(&later.to_json()).is_ok());
+    let err = Settings::indexing_redactor(&later.to_json()).unwrap_err();
+    assert!(err.contains("newer session-search"), "{err}");
 }
 
 #[test]
