@@ -659,8 +659,15 @@ fn describe_import(paths: &[PathBuf], report: &ImportReport, indexed: i64) -> St
     if report.updated() > 0 {
         let _ = writeln!(
             out,
-            "{} messages written while being answered were completed.",
+            "{} messages were rewritten as the transcripts hold them now (completed since, or read damaged before).",
             report.updated()
+        );
+    }
+    if report.removed() > 0 {
+        let _ = writeln!(
+            out,
+            "{} messages that a damaged earlier read had split off another were removed.",
+            report.removed()
         );
     }
     let types = report.skipped_types();

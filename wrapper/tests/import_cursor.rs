@@ -253,18 +253,34 @@ fn a_specstory_export_cut_short_then_grown() {
 
 #[test]
 fn a_damaged_specstory_export_then_the_whole_file() {
+    // The line closing the first answer's reasoning moved into its text:
+    // the reasoning now runs on through the fences and turns after it. The
+    // turn the damage ran on takes its own content again.
+    let removed = damaged_then_whole((28, 82));
+    assert_eq!(removed, 0);
+}
+
+#[test]
+fn a_turn_split_off_by_a_damaged_read_is_removed_by_the_whole_file() {
+    // A later turn's marker line moved into the first answer, which the
+    // damaged read stored as two turns; the whole file holds the second
+    // one's text inside the first answer again.
+    let removed = damaged_then_whole((29, 165));
+    assert_eq!(removed, 1);
+}
+
+/// Imports the delegation export with lines `swap`ped, then whole, and
+/// checks that the session holds every message as the whole file alone
+/// gives it, each once, on the same active branch; returns how many
+/// messages the whole file's import removed.
+fn damaged_then_whole(swap: (usize, usize)) -> usize {
     let (text, _dir, file) =
         specstory_export("2025-09-24_19-11Z-mastering-delegation-to-ai-agents.md");
-    // The line closing the first answer's reasoning moved into its text:
-    // the reasoning now runs on through the fences and turns after it.
     let mut lines: Vec<&str> = text.lines().collect();
-    lines.swap(28, 82);
+    lines.swap(swap.0, swap.1);
     fs::write(&file, lines.join("\n") + "\n").unwrap();
-    let (store, damaged) = imported(&file);
-    assert!(damaged.imported() < 12, "{damaged:#?}");
-
+    let (store, _) = imported(&file);
     fs::write(&file, &text).unwrap();
-    import(&store, &file);
     let (whole, _) = imported(&file);
     let messages = |store: &session_search::Store| -> Vec<(String, String, String)> {
         let mut statement = store
@@ -279,8 +295,12 @@ fn a_damaged_specstory_export_then_the_whole_file() {
             .collect::<Result<_, _>>()
             .unwrap()
     };
-    // Every message as the whole file holds it, each once: the turn the
-    // damage ran on takes its own content again.
+    assert_ne!(
+        messages(&store),
+        messages(&whole),
+        "the damage changes nothing"
+    );
+    let repaired = import(&store, &file);
     let (got, expected) = (messages(&store), messages(&whole));
     let ids = |messages: &[(String, String, String)]| -> Vec<String> {
         messages.iter().map(|m| m.0.clone()).collect()
@@ -289,4 +309,6 @@ fn a_damaged_specstory_export_then_the_whole_file() {
     for (got, expected) in got.iter().zip(&expected) {
         assert!(got == expected, "{} differs from the whole file's", got.0);
     }
+    assert_eq!(branch(&store, DELEGATION), branch(&whole, DELEGATION));
+    repaired.removed()
 }

@@ -508,6 +508,11 @@ impl ImportReport {
         self.files.iter().map(|f| f.updated).sum()
     }
 
+    /// Messages removed as split off another by a damaged earlier read.
+    pub fn removed(&self) -> usize {
+        self.files.iter().map(|f| f.removed).sum()
+    }
+
     /// Entries that are not conversation, counted by type over all files.
     pub fn skipped_types(&self) -> BTreeMap<&str, usize> {
         let mut total = BTreeMap::new();
@@ -550,8 +555,14 @@ pub struct FileReport {
     pub already_present: usize,
     /// Messages the database had already whose content the host has since
     /// completed (an OpenCode answer imported while it was being written),
-    /// rewritten and indexed again.
+    /// or that an earlier read of a damaged text transcript stored with
+    /// other content or after another message: rewritten and indexed again.
     pub updated: usize,
+    /// Messages an earlier read of this text transcript, damaged then,
+    /// stored as turns of their own, and which this read found inside
+    /// another message: removed (see [`FileReport::updated`] for the
+    /// message that holds them now).
+    pub removed: usize,
     /// Entries that are not conversation (progress, snapshots, model
     /// changes, unknown types, …), by type.
     pub skipped_types: BTreeMap<String, usize>,
@@ -572,6 +583,7 @@ impl FileReport {
             imported: 0,
             already_present: 0,
             updated: 0,
+            removed: 0,
             skipped_types: BTreeMap::new(),
             issues: Vec::new(),
             problem: None,

@@ -12,13 +12,15 @@
 //! line is lost or added). Two such messages in one file stay two: each
 //! stored message is matched once per file, and a message whose host id is
 //! stored matches by that id first. In a text format keyed by line alone
-//! (Aider, SpecStory), the content decides first and the id last (see
-//! [`Writer::positional_message`]).
+//! (Aider, SpecStory), the content decides first and the id last, a
+//! message is written again where the file's order puts it, and a turn a
+//! damaged read split off is removed (see [`Writer::positional_message`]).
 
 use super::{FileReport, Format, Issue, LineIssue};
 use crate::{NewMessage, NewSession, Result, Role, Store};
 use rusqlite::OptionalExtension;
 use serde_json::Value;
+use session_search_engine::content::searchable_text;
 use std::collections::{HashMap, HashSet};
 
 /// How far up from the previous message a fork is looked for when deciding
@@ -114,6 +116,8 @@ pub(super) struct Writer<'a> {
     /// This writer created the session row: nothing stored before can be
     /// one of the file's messages under another id.
     created: bool,
+    /// The file is a text format keyed by line ([`Writer::positional_message`]).
+    positional: bool,
 }
 
 impl<'a> Writer<'a> {
@@ -146,6 +150,7 @@ impl<'a> Writer<'a> {
             imported: 0,
             leaf_named: false,
             created: false,
+            positional: false,
         }
     }
 
@@ -270,13 +275,17 @@ impl<'a> Writer<'a> {
     /// (the message moved to another line), else by its id, and then takes
     /// the content read now: the file ended at the end of a line inside the
     /// message, or was damaged (a line lost, moved or added), and is read
-    /// whole now. So importing the whole file over one read before leaves
-    /// what the whole file holds.
+    /// whole now. A stored message under another parent than the previous
+    /// message of the file is deleted and written again after it, and at
+    /// [`Writer::finish`] the turns a damaged read split off are removed.
+    /// So importing the whole file over one read before leaves what the
+    /// whole file holds, in its order.
     ///
     /// # Errors
     ///
     /// Database failures.
     pub(super) fn positional_message(&mut self, message: HostMessage) -> Result<()> {
+        self.positional = true;
         self.write_message(message, Revise::Positional)
     }
 
@@ -332,6 +341,20 @@ impl<'a> Writer<'a> {
             (_, Some((id, _))) => Some((id, takes_content)),
             (_, None) => same()?.map(|id| (id, takes_content)),
         };
+        // A line-keyed message stored under another parent than the file's
+        // order gives it (an earlier read, damaged, had turns merged or split
+        // around it) is written again in its place: a message's place in
+        // the tree cannot change.
+        let replaced = match existing {
+            Some((id, _)) if revise == Revise::Positional && self.stored_parent(id)? != parent => {
+                self.store
+                    .connection()
+                    .execute("DELETE FROM messages WHERE id = ?1", [id])?;
+                true
+            }
+            _ => false,
+        };
+        let existing = existing.filter(|_| !replaced);
         let id = match existing {
             Some((id, takes_content)) => {
                 let changed = takes_content
@@ -359,7 +382,10 @@ impl<'a> Writer<'a> {
                     created_at,
                     message_id: Some(message.id.clone()),
                 })?;
-                self.report.imported += 1;
+                match replaced {
+                    true => self.report.updated += 1,
+                    false => self.report.imported += 1,
+                }
                 self.imported += 1;
                 id
             }
@@ -383,10 +409,14 @@ impl<'a> Writer<'a> {
     /// # Errors
     ///
     /// Database failures.
-    pub(super) fn finish(self) -> Result<()> {
-        let Some(key) = &self.key else {
+    pub(super) fn finish(mut self) -> Result<()> {
+        let Some(key) = self.key.clone() else {
             return Ok(());
         };
+        let key = &key;
+        if self.positional {
+            self.remove_split_off_turns(key)?;
+        }
         // A file that adds no message leaves the branch as it is: a transcript
         // cut short, or rewritten shorter, must not hide what it lost. A leaf
         // the host named for the whole session holds regardless.
@@ -401,6 +431,54 @@ impl<'a> Writer<'a> {
                format = excluded.format, host_id = excluded.host_id, cwd = coalesce(excluded.cwd, cwd)",
             (key, self.format.name(), &self.info.host_id, &self.cwd),
         )?;
+        Ok(())
+    }
+
+    /// Removes the turns an earlier read of a damaged text transcript split
+    /// off a message (a marker line moved into it), which this read holds
+    /// inside that message again: each stored message under a line id that
+    /// this read did not match, whose text is part of the text of a message
+    /// of the same role that it did. A message the file no longer holds
+    /// anywhere stays, as a transcript cut short must not lose what it had.
+    fn remove_split_off_turns(&mut self, key: &str) -> Result<()> {
+        let conn = self.store.connection();
+        let unmatched = conn
+            .prepare_cached(
+                "SELECT id FROM messages WHERE session_key = ?1 AND message_id GLOB 'L[0-9]*'",
+            )?
+            .query_map([key], |row| row.get::<_, i64>(0))?
+            .filter(|id| {
+                id.as_ref()
+                    .map_or(true, |id| !self.parent_of.contains_key(id))
+            })
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        if unmatched.is_empty() {
+            return Ok(());
+        }
+        // (role, trimmed searchable text) of a stored message.
+        let mut read = conn.prepare_cached("SELECT role, content FROM messages WHERE id = ?1")?;
+        let mut text_of = |id: i64| -> Result<Option<(String, String)>> {
+            let (role, content) = read.query_row([id], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+            })?;
+            Ok(searchable_text(content.as_bytes()).map(|text| (role, text.trim().to_owned())))
+        };
+        let mut matched = Vec::new();
+        for &id in self.parent_of.keys() {
+            matched.extend(text_of(id)?);
+        }
+        for id in unmatched {
+            let Some((role, fragment)) = text_of(id)?.filter(|(_, text)| !text.is_empty()) else {
+                continue;
+            };
+            if matched
+                .iter()
+                .any(|(other_role, whole)| *other_role == role && whole.contains(&fragment))
+            {
+                conn.execute("DELETE FROM messages WHERE id = ?1", [id])?;
+                self.report.removed += 1;
+            }
+        }
         Ok(())
     }
 
@@ -470,6 +548,15 @@ impl<'a> Writer<'a> {
             }
         }
         Ok(None)
+    }
+
+    /// The parent of stored message `id` in the session's tree.
+    fn stored_parent(&self, id: i64) -> Result<Option<i64>> {
+        Ok(self
+            .store
+            .connection()
+            .prepare_cached("SELECT parent FROM session_search_nodes WHERE id = ?1")?
+            .query_row([id], |row| row.get(0))?)
     }
 
     /// Follows `parent` through entries that are not messages.
