@@ -276,7 +276,8 @@ impl<'a> Writer<'a> {
     /// the content read now: the file ended at the end of a line inside the
     /// message, or was damaged (a line lost, moved or added), and is read
     /// whole now. A stored message under another parent than the previous
-    /// message of the file is deleted and written again after it, and at
+    /// message of the file is deleted and written again after it (under
+    /// the host id it had), unless this read matched it already, and at
     /// [`Writer::finish`] the turns a damaged read split off are removed.
     /// So importing the whole file over one read before leaves what the
     /// whole file holds, in its order.
@@ -343,18 +344,27 @@ impl<'a> Writer<'a> {
         };
         // A line-keyed message stored under another parent than the file's
         // order gives it (an earlier read, damaged, had turns merged or split
-        // around it) is written again in its place: a message's place in
-        // the tree cannot change.
+        // around it) is written again in its place, under the host id it was
+        // stored with: a message's place in the tree cannot change. One this
+        // read matched already stays where it is.
         let replaced = match existing {
-            Some((id, _)) if revise == Revise::Positional && self.stored_parent(id)? != parent => {
-                self.store
-                    .connection()
-                    .execute("DELETE FROM messages WHERE id = ?1", [id])?;
-                true
+            Some((id, _))
+                if revise == Revise::Positional
+                    && unmatched(&id)
+                    && self.stored_parent(id)? != parent =>
+            {
+                let conn = self.store.connection();
+                let host_id: String = conn.query_row(
+                    "SELECT message_id FROM messages WHERE id = ?1",
+                    [id],
+                    |row| row.get(0),
+                )?;
+                conn.execute("DELETE FROM messages WHERE id = ?1", [id])?;
+                Some(host_id)
             }
-            _ => false,
+            _ => None,
         };
-        let existing = existing.filter(|_| !replaced);
+        let existing = existing.filter(|_| replaced.is_none());
         let id = match existing {
             Some((id, takes_content)) => {
                 let changed = takes_content
@@ -380,11 +390,11 @@ impl<'a> Writer<'a> {
                     role: message.role,
                     content,
                     created_at,
-                    message_id: Some(message.id.clone()),
+                    message_id: Some(replaced.clone().unwrap_or_else(|| message.id.clone())),
                 })?;
                 match replaced {
-                    true => self.report.updated += 1,
-                    false => self.report.imported += 1,
+                    Some(_) => self.report.updated += 1,
+                    None => self.report.imported += 1,
                 }
                 self.imported += 1;
                 id
