@@ -1389,6 +1389,42 @@ fn import_files_at(store: &Store, files: &[PathBuf]) -> ImportReport {
     session_search::import::import_files(store, files, &ImportOptions::default()).unwrap()
 }
 
+#[test]
+fn a_claude_ai_export_read_with_a_message_id_moved_then_whole() {
+    let text = fs::read_to_string(
+        shared_fixtures("claude-ai").join("simonw-claude-to-sqlite/example.json"),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("example.json");
+    // The human message's `uuid` line swapped with a line of the answer:
+    // the human message has no id (skipped), and the answer takes its id.
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.swap(9, 23);
+    fs::write(&file, lines.join("\n")).unwrap();
+    let store = Store::open_in_memory().unwrap();
+    import_files_at(&store, std::slice::from_ref(&file));
+    assert_eq!(
+        branch(&store, CLAUDE_AI_BASH),
+        ["22b34c9c-69c1-46ad-87da-71570a70f107"]
+    );
+
+    fs::write(&file, &text).unwrap();
+    let repaired = import_files_at(&store, std::slice::from_ref(&file));
+    assert_eq!((repaired.imported(), repaired.updated()), (1, 1));
+    let (whole, _) = imported(&file);
+    // The human message takes its role and text back under its id, and the
+    // answer is stored once, after it.
+    assert_eq!(
+        session_messages(&store, CLAUDE_AI_BASH),
+        session_messages(&whole, CLAUDE_AI_BASH)
+    );
+    assert_eq!(
+        branch(&store, CLAUDE_AI_BASH),
+        branch(&whole, CLAUDE_AI_BASH)
+    );
+}
+
 /// A conversation in the newer Claude.ai export shape (content blocks,
 /// `parent_message_uuid`), written for this test: no real one with a
 /// permissive licence was found.

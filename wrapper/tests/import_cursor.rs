@@ -282,19 +282,7 @@ fn damaged_then_whole(swap: (usize, usize)) -> usize {
     let (store, _) = imported(&file);
     fs::write(&file, &text).unwrap();
     let (whole, _) = imported(&file);
-    let messages = |store: &session_search::Store| -> Vec<(String, String, String)> {
-        let mut statement = store
-            .connection()
-            .prepare("SELECT message_id, role, content FROM messages WHERE session_key = ?1 ORDER BY message_id")
-            .unwrap();
-        statement
-            .query_map([DELEGATION], |row| {
-                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-            })
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap()
-    };
+    let messages = |store: &session_search::Store| session_messages(store, DELEGATION);
     assert_ne!(
         messages(&store),
         messages(&whole),

@@ -316,30 +316,38 @@ impl<'a> Writer<'a> {
         let key = self.session(created_at)?;
         let content = Value::Array(message.content).to_string();
         // The stored message under this id, and whether it holds this content.
+        // The stored message under this id, whether it holds this content,
+        // and whether it has another role: under an id the host gave, an
+        // earlier read, damaged, stored another message's text under it, and
+        // it takes the role and content read now whatever the format. (An id
+        // that is the message's position shifts with a line lost or added.)
         let by_id = self
             .store
             .connection()
             .prepare_cached(
-                "SELECT id, content IS ?3 FROM messages WHERE session_key = ?1 AND message_id = ?2 ORDER BY id LIMIT 1",
+                "SELECT id, content IS ?3, role IS NOT ?4 FROM messages WHERE session_key = ?1 AND message_id = ?2 ORDER BY id LIMIT 1",
             )?
-            .query_row((&key, &message.id, &content), |row| {
-                Ok((row.get::<_, i64>(0)?, row.get::<_, bool>(1)?))
+            .query_row((&key, &message.id, &content, message.role.as_str()), |row| {
+                Ok((row.get::<_, i64>(0)?, row.get::<_, bool>(1)?, row.get::<_, bool>(2)?))
             })
             .optional()?;
+        let by_position = message.id == self.position_id();
         let same = || self.same_message(&key, message.role, created_at, &content);
         let unmatched = |id: &i64| !self.parent_of.contains_key(id);
         let takes_content = revise != Revise::Never;
-        // The stored message this one is, and whether it takes the content
-        // read now.
+        // The stored message this one is, and whether it takes the role and
+        // content read now.
         let existing = match (revise, by_id) {
-            (Revise::Positional, Some((id, true))) if unmatched(&id) => Some((id, false)),
+            (Revise::Positional, Some((id, true, false))) if unmatched(&id) => Some((id, false)),
             // Under an id another message of this file already matched by
             // its content, it is kept as stored: one message per id.
             (Revise::Positional, by_id) => match same()? {
                 Some(id) => Some((id, false)),
-                None => by_id.map(|(id, _)| (id, unmatched(&id))),
+                None => by_id.map(|(id, ..)| (id, unmatched(&id))),
             },
-            (_, Some((id, _))) => Some((id, takes_content)),
+            (_, Some((id, _, other_role))) => {
+                Some((id, takes_content || other_role && !by_position))
+            }
             (_, None) => same()?.map(|id| (id, takes_content)),
         };
         // A line-keyed message stored under another parent than the file's
@@ -369,8 +377,8 @@ impl<'a> Writer<'a> {
             Some((id, takes_content)) => {
                 let changed = takes_content
                     && self.store.connection().execute(
-                        "UPDATE messages SET content = ?2 WHERE id = ?1 AND content IS NOT ?2",
-                        (id, &content),
+                        "UPDATE messages SET content = ?2, role = ?3 WHERE id = ?1 AND (content IS NOT ?2 OR role IS NOT ?3)",
+                        (id, &content, message.role.as_str()),
                     )? > 0;
                 match changed {
                     true => self.report.updated += 1,

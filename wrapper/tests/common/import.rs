@@ -53,6 +53,22 @@ pub fn hit_sessions(store: &Store, query: &str) -> Vec<String> {
     hits(store, query).into_iter().map(|(key, _)| key).collect()
 }
 
+/// `(message_id, role, content)` of every message of session `key`, by
+/// host id.
+pub fn session_messages(store: &Store, key: &str) -> Vec<(String, String, String)> {
+    let mut statement = store
+        .connection()
+        .prepare(
+            "SELECT message_id, role, content FROM messages WHERE session_key = ?1 ORDER BY message_id",
+        )
+        .unwrap();
+    statement
+        .query_map([key], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
 /// The host ids of a session's active branch, in order.
 pub fn branch(store: &Store, key: &str) -> Vec<String> {
     let options = session_search::HistoryOptions {
