@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 const MAX_BASE_BYTES: usize = 24_000;
 
 /// Random cases per damage and fixture.
-const CASES: u32 = 2;
+const CASES: u32 = 8;
 
 /// [`CASES`] cases per damage and fixture from a fixed seed, the same in
 /// every run, unless `PROPTEST_CASES` or `PROPTEST_RNG_SEED` ask for
