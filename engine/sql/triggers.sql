@@ -12,9 +12,11 @@
 -- loaded fails with "no such function" instead of leaving the index stale.
 -- It redacts with the stored settings (session_search_meta 'redaction'),
 -- which change only together with a new generation, so an index row is
--- always removed with exactly the text it was added with; an extension
--- with another default pattern set refuses to write until sessions_init()
--- has started the rebuild.
+-- always removed with exactly the text it was added with. It also gets the
+-- index's tokenizer version: for an index built by an earlier version (its
+-- default pattern set or tokenizer older) it gives NULL, as the rebuild
+-- that sessions_init() or a search starts empties that index before
+-- anything reads it; an index of a newer version it refuses to write.
 --
 -- A statement writing many index rows writes them in ascending rowid
 -- (descending message id, ORDER BY ... DESC): FTS5 writes out its pending
@@ -53,7 +55,7 @@ AFTER INSERT ON messages BEGIN
         FROM (SELECT coalesce(NEW.parent_id, leaf_id) AS parent, leaf_id AS leaf
               FROM sessions WHERE session_key = NEW.session_key));
   INSERT INTO session_search_fts(rowid, text, scope)
-  SELECT ~NEW.id, sessions_text(NEW.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')), sc.scope
+  SELECT ~NEW.id, sessions_text(NEW.content, (SELECT value FROM session_search_meta WHERE key = 'redaction'), (SELECT value FROM session_search_meta WHERE key = 'tokenizer_version')), sc.scope
   FROM session_search_nodes n LEFT JOIN session_search_scopes sc ON sc.session_key = NEW.session_key
   WHERE n.id = NEW.id AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
   -- An appended message records the message it was appended after.
@@ -110,7 +112,7 @@ WHEN OLD.leaf_id IS NOT NEW.leaf_id
     SELECT id, 0 FROM up_old);
 
   INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
-  SELECT 'delete', ~m.id, sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')),
+  SELECT 'delete', ~m.id, sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction'), (SELECT value FROM session_search_meta WHERE key = 'tokenizer_version')),
          (SELECT scope FROM session_search_scopes WHERE session_key = NEW.session_key)
   FROM session_search_moves v
   CROSS JOIN session_search_nodes n ON n.id = v.id
@@ -123,7 +125,7 @@ WHEN OLD.leaf_id IS NOT NEW.leaf_id
   WHERE id IN (SELECT id FROM session_search_moves WHERE joins = 0);
 
   INSERT INTO session_search_fts(rowid, text, scope)
-  SELECT ~m.id, sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')),
+  SELECT ~m.id, sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction'), (SELECT value FROM session_search_meta WHERE key = 'tokenizer_version')),
          (SELECT scope FROM session_search_scopes WHERE session_key = NEW.session_key)
   FROM session_search_moves v
   CROSS JOIN session_search_nodes n ON n.id = v.id
@@ -156,14 +158,14 @@ END;
 CREATE TRIGGER IF NOT EXISTS session_search_message_edit
 AFTER UPDATE OF role, content ON messages BEGIN
   INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
-  SELECT 'delete', ~OLD.id, sessions_text(OLD.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')),
+  SELECT 'delete', ~OLD.id, sessions_text(OLD.content, (SELECT value FROM session_search_meta WHERE key = 'redaction'), (SELECT value FROM session_search_meta WHERE key = 'tokenizer_version')),
          (SELECT scope FROM session_search_scopes WHERE session_key = OLD.session_key)
   FROM session_search_nodes
   WHERE id = OLD.id AND indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
   UPDATE session_search_nodes SET indexable = NEW.role IN ('user', 'assistant'), indexed_gen = 0
   WHERE id = OLD.id;
   INSERT INTO session_search_fts(rowid, text, scope)
-  SELECT ~NEW.id, sessions_text(NEW.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')),
+  SELECT ~NEW.id, sessions_text(NEW.content, (SELECT value FROM session_search_meta WHERE key = 'redaction'), (SELECT value FROM session_search_meta WHERE key = 'tokenizer_version')),
          (SELECT scope FROM session_search_scopes WHERE session_key = NEW.session_key)
   FROM session_search_nodes
   WHERE id = NEW.id AND on_branch = 1 AND indexable = 1
@@ -196,7 +198,7 @@ END;
 CREATE TRIGGER IF NOT EXISTS session_search_message_delete
 AFTER DELETE ON messages BEGIN
   INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
-  SELECT 'delete', ~OLD.id, sessions_text(OLD.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')),
+  SELECT 'delete', ~OLD.id, sessions_text(OLD.content, (SELECT value FROM session_search_meta WHERE key = 'redaction'), (SELECT value FROM session_search_meta WHERE key = 'tokenizer_version')),
          (SELECT scope FROM session_search_scopes WHERE session_key = OLD.session_key)
   FROM session_search_nodes
   WHERE id = OLD.id AND indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
@@ -222,7 +224,7 @@ AFTER INSERT ON sessions BEGIN
   SELECT RAISE(ABORT, 'session_search: sessions.created_at must be an integer (unix milliseconds)')
   WHERE typeof(NEW.created_at) <> 'integer';
   INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
-  SELECT 'delete', ~m.id, sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')),
+  SELECT 'delete', ~m.id, sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction'), (SELECT value FROM session_search_meta WHERE key = 'tokenizer_version')),
          (SELECT scope FROM session_search_scopes WHERE session_key = NEW.session_key)
   FROM messages m CROSS JOIN session_search_nodes n ON n.id = m.id
   WHERE m.session_key = NEW.session_key
@@ -262,13 +264,13 @@ END;
 CREATE TRIGGER IF NOT EXISTS session_search_scope_change
 AFTER UPDATE OF scope ON session_search_scopes BEGIN
   INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
-  SELECT 'delete', ~m.id, sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')), OLD.scope
+  SELECT 'delete', ~m.id, sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction'), (SELECT value FROM session_search_meta WHERE key = 'tokenizer_version')), OLD.scope
   FROM messages m CROSS JOIN session_search_nodes n ON n.id = m.id
   WHERE m.session_key = OLD.session_key
     AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation')
   ORDER BY m.id DESC;
   INSERT INTO session_search_fts(rowid, text, scope)
-  SELECT ~m.id, sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction')), NEW.scope
+  SELECT ~m.id, sessions_text(m.content, (SELECT value FROM session_search_meta WHERE key = 'redaction'), (SELECT value FROM session_search_meta WHERE key = 'tokenizer_version')), NEW.scope
   FROM messages m CROSS JOIN session_search_nodes n ON n.id = m.id
   WHERE m.session_key = NEW.session_key
     AND n.indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation')

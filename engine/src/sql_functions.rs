@@ -13,6 +13,7 @@ use crate::search::{self, SearchOptions};
 use crate::store::{self, IndexingMode};
 use crate::tokenizer::{ArgumentError, Options, Tokenizer, TOKENIZER_VERSION};
 use serde_json::json;
+use std::cmp::Ordering;
 
 /// The body of a SQL function: arguments in, result or error message out.
 pub type Body = fn(&dyn Connection, &[Value]) -> Result<Value, String>;
@@ -88,7 +89,7 @@ pub const FUNCTIONS: &[Function] = &[
     },
     Function {
         name: "sessions_text",
-        arities: &[1, 2],
+        arities: &[1, 2, 3],
         deterministic: true,
         body: sessions_text,
     },
@@ -167,14 +168,17 @@ fn options<T: serde::de::DeserializeOwned>(value: &Value, function: &str) -> Res
     serde_json::from_str(text).map_err(|e| format!("{function}: invalid options: {e}"))
 }
 
-/// `sessions_text(content [, settings])`: the searchable text of a
-/// message's content (see [`content::searchable_text`]), redacted, or NULL.
-/// `settings` are the stored redaction settings ([`Settings`]) the triggers
-/// pass; without them only the default patterns apply. Settings of an
-/// earlier default set give NULL: the index was built by an earlier version
+/// `sessions_text(content [, settings [, tokenizer_version]])`: the
+/// searchable text of a message's content (see
+/// [`content::searchable_text`]), redacted, or NULL. `settings` are the
+/// stored redaction settings ([`Settings`]) and `tokenizer_version` the
+/// index's, which the triggers pass; without settings only the default
+/// patterns apply. Settings of an earlier default set, or an earlier
+/// tokenizer version, give NULL: the index was built by an earlier version
 /// and is emptied by its rebuild before it is read, so a host's write after
-/// an upgrade goes on, and the rebuild indexes the message; those of a later
-/// set are an error. A text starting with
+/// an upgrade goes on, and the rebuild indexes the message; a later set or
+/// version is an error, as this build must not write a newer one's index.
+/// A text starting with
 /// the scope column's marker gets a space before it, so that the tokenizer
 /// never takes a message for a scope ([`scope::SCOPE_MARKER`]).
 fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
@@ -184,6 +188,20 @@ fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
     let Some(text) = content::searchable_text(&content) else {
         return Ok(Value::Null);
     };
+    if let Some(version) = args.get(2) {
+        let version = version.as_i64().ok_or(
+            "sessions_text: the tokenizer version must be an integer; run SELECT sessions_init()",
+        )?;
+        match version.cmp(&i64::from(TOKENIZER_VERSION)) {
+            Ordering::Less => return Ok(Value::Null),
+            Ordering::Equal => {}
+            Ordering::Greater => {
+                return Err(format!(
+                    "sessions_text: the index was built with tokenizer version {version} by a newer session-search, and this one has version {TOKENIZER_VERSION}; load the newer extension to write here"
+                ))
+            }
+        }
+    }
     let redacted = match args.get(1) {
         None => Redactor::new::<&str>(&[])?.redact(&text),
         Some(Value::Text(settings)) => {

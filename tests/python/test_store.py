@@ -295,13 +295,19 @@ class InitTest(StoreTestCase):
             self.assertConsistent(w)
 
     def test_an_index_of_a_newer_release_is_not_written_by_an_older_one(self):
-        conn = store()
-        session(conn, "a")
-        conn.execute("UPDATE session_search_meta SET value = json_set(value, '$.version', 99)"
-                     " WHERE key = 'redaction'")
-        self.assertError(conn, "INSERT INTO messages(session_key, role, content, created_at)"
-                         " VALUES ('a', 'user', 'hello', 1)", (), "newer session-search")
-        self.assertEqual(value(conn, "SELECT count(*) FROM messages"), 0)
+        for key, newer in (("redaction", "json_set(value, '$.version', 99)"), ("tokenizer_version", "99")):
+            with self.subTest(key):
+                conn = store()
+                session(conn, "a")
+                kept = say(conn, "a", "user", "hello before", 1)
+                conn.execute(f"UPDATE session_search_meta SET value = {newer} WHERE key = ?", (key,))
+                for sql in ("INSERT INTO messages(session_key, role, content, created_at)"
+                            " VALUES ('a', 'user', 'hello', 2)",
+                            f"UPDATE messages SET content = 'hello again' WHERE id = {kept}",
+                            f"DELETE FROM messages WHERE id = {kept}"):
+                    self.assertError(conn, sql, (), "newer session-search")
+                self.assertEqual(conn.execute("SELECT id, content FROM messages").fetchall(),
+                                 [(kept, "hello before")])
 
     def test_prefixes_of_three_or_four_letters_find_every_word_they_start(self):
         conn = store()
