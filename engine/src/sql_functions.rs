@@ -178,9 +178,9 @@ fn options<T: serde::de::DeserializeOwned>(value: &Value, function: &str) -> Res
 /// and is emptied by its rebuild before it is read, so a host's write after
 /// an upgrade goes on, and the rebuild indexes the message; a later set or
 /// version is an error, as this build must not write a newer one's index.
-/// A text starting with
-/// the scope column's marker gets a space before it, so that the tokenizer
-/// never takes a message for a scope ([`scope::SCOPE_MARKER`]).
+/// A text starting with the scope column's marker gets a space before it,
+/// so that the tokenizer never takes a message for a scope
+/// ([`scope::SCOPE_MARKER`]).
 fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
     let Some(content) = args[0].as_bytes() else {
         return Ok(Value::Null);

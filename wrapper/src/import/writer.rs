@@ -315,7 +315,6 @@ impl<'a> Writer<'a> {
         self.last_time = Some(created_at);
         let key = self.session(created_at)?;
         let content = Value::Array(message.content).to_string();
-        // The stored message under this id, and whether it holds this content.
         // The stored message under this id, whether it holds this content,
         // and whether it has another role: under an id the host gave, an
         // earlier read, damaged, stored another message's text under it, and
@@ -473,13 +472,17 @@ impl<'a> Writer<'a> {
         if unmatched.is_empty() {
             return Ok(());
         }
-        // (role, trimmed searchable text) of a stored message.
+        // (role, trimmed searchable text) of a stored message, if it has text.
         let mut read = conn.prepare_cached("SELECT role, content FROM messages WHERE id = ?1")?;
         let mut text_of = |id: i64| -> Result<Option<(String, String)>> {
-            let (role, content) = read.query_row([id], |row| {
-                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
-            })?;
-            Ok(searchable_text(content.as_bytes()).map(|text| (role, text.trim().to_owned())))
+            let stored = read
+                .query_row([id], |row| {
+                    Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+                })
+                .optional()?;
+            Ok(stored.and_then(|(role, content)| {
+                searchable_text(content.as_bytes()).map(|text| (role, text.trim().to_owned()))
+            }))
         };
         let mut matched = Vec::new();
         for &id in self.parent_of.keys() {
