@@ -694,21 +694,21 @@ const STALE_INTEGRITY: &str = "not checked: the index was built by another versi
 
 fn read_status(db: &dyn Connection, check_integrity: bool) -> Result<Status> {
     let count = |sql: &str| -> Result<i64> { Ok(db.query_value(sql, &[])?.as_i64().unwrap_or(0)) };
-    // An index built by another version is emptied before it is read, and
-    // what was written to it since does not match its tokens.
-    let current = index_current(db)?;
-    let integrity = check_integrity.then(|| {
-        if !current {
-            return STALE_INTEGRITY.to_owned();
-        }
-        match db.execute_batch(
-            "INSERT INTO session_search_fts(session_search_fts) VALUES('integrity-check')",
-        ) {
-            Ok(()) => "ok".to_owned(),
-            Err(e) if e.is_read_only() => "not checked: read-only connection".to_owned(),
-            Err(e) => e.message,
-        }
-    });
+    let integrity = match check_integrity {
+        false => None,
+        // An index built by another version is emptied before it is read,
+        // and what was written to it since does not match its tokens.
+        true if !index_current(db)? => Some(STALE_INTEGRITY.to_owned()),
+        true => Some(
+            match db.execute_batch(
+                "INSERT INTO session_search_fts(session_search_fts) VALUES('integrity-check')",
+            ) {
+                Ok(()) => "ok".to_owned(),
+                Err(e) if e.is_read_only() => "not checked: read-only connection".to_owned(),
+                Err(e) => e.message,
+            },
+        ),
+    };
     Ok(Status {
         schema_version: meta(db, "schema_version")?.as_i64().unwrap_or(0),
         tokenizer_version: TOKENIZER_VERSION,
