@@ -423,6 +423,43 @@ fn a_file_that_is_not_a_database_is_named_as_such() {
 }
 
 #[test]
+fn a_database_indexed_by_a_newer_release_is_named_as_such_and_left_as_it_is() {
+    let (_dir, db) = imported();
+    let newer = rusqlite::Connection::open(&db).unwrap();
+    newer
+        .execute(
+            "UPDATE session_search_meta SET value = value + 1 WHERE key = 'tokenizer_version'",
+            [],
+        )
+        .unwrap();
+    let state = || -> (String, i64) {
+        newer
+            .query_row(
+                "SELECT (SELECT group_concat(key || '=' || value) FROM session_search_meta),
+                        (SELECT sum(length(block)) FROM session_search_fts_data)",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .unwrap()
+    };
+    let before = state();
+    let codex = fixtures("codex");
+    for args in [
+        &["search", "refund"][..],
+        &["status"],
+        &["reconcile"],
+        &["import", codex.to_str().unwrap()],
+    ] {
+        let stderr = fails(&db, args);
+        assert!(
+            stderr.contains("built by a newer session-search") && stderr.contains("upgrade"),
+            "{stderr}"
+        );
+    }
+    assert_eq!(state(), before);
+}
+
+#[test]
 fn the_default_database() {
     let dir = tempfile::tempdir().unwrap();
     let codex = fixtures("codex");

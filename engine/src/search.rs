@@ -89,10 +89,10 @@ pub const MAX_RANK_WINDOW: i64 = 100_000_000;
 const INDEXING_WARNING: &str =
     "the search index is still being built; results may be incomplete until reconciliation finishes";
 
-/// Said when the index was built by another version and cannot be rebuilt
+/// Said when the index was built by an earlier version and cannot be rebuilt
 /// by this connection yet: nothing is read from it.
 const STALE_WARNING: &str =
-    "the search index was built by another version of session-search and is being rebuilt; search again shortly";
+    "the search index was built by an earlier version of session-search and is being rebuilt; search again shortly";
 
 /// How hits are ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -71,7 +71,7 @@ pub struct Status {
     /// How writes reach the index.
     pub indexing: IndexingMode,
     /// `"ok"`, FTS5's integrity-check error, or why it was not checked (a
-    /// read-only connection, an index built by another version); absent
+    /// read-only connection, an index built by an earlier or a newer version); absent
     /// from `sessions_init()`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub integrity: Option<String>,
@@ -415,12 +415,23 @@ pub(crate) fn redactor(db: &dyn Connection, function: &str, extra: &[String]) ->
         .map_err(|e| Error::InvalidArgument(format!("{function}: {e}")))
 }
 
-/// Whether the index was built by this tokenizer and default redaction set.
+/// Whether the index was built by this tokenizer and default redaction set
+/// (`false`: by an earlier build, so this one rebuilds it).
+///
+/// # Errors
+///
+/// [`Error::Schema`] when either is newer: the index is a newer build's,
+/// which this one can neither read nor write, and rebuilding it back would
+/// undo it for every host sharing the database.
 fn index_current(db: &dyn Connection) -> Result<bool> {
-    Ok(
-        meta(db, "tokenizer_version")?.as_i64() == Some(i64::from(TOKENIZER_VERSION))
-            && redaction_settings(db)?.version == REDACTION_VERSION,
-    )
+    let tokenizer = meta(db, "tokenizer_version")?.as_i64().unwrap_or(0);
+    let redaction = redaction_settings(db)?.version;
+    if tokenizer > i64::from(TOKENIZER_VERSION) || redaction > REDACTION_VERSION {
+        return Err(Error::Schema(format!(
+            "the search index was built by a newer session-search (tokenizer version {tokenizer}, redaction set {redaction}; this one has {TOKENIZER_VERSION} and {REDACTION_VERSION}); upgrade session-search to use this database"
+        )));
+    }
+    Ok(tokenizer == i64::from(TOKENIZER_VERSION) && redaction == REDACTION_VERSION)
 }
 
 /// Empties the index and starts a new generation: every node becomes
@@ -434,9 +445,10 @@ fn start_rebuild(db: &dyn Connection) -> Result<()> {
     Ok(())
 }
 
-/// When the database was indexed by another tokenizer version or default
-/// redaction set, starts a rebuild under the current ones (keeping the
-/// host's patterns). Returns whether it did.
+/// When the database was indexed by an earlier tokenizer version or
+/// default redaction set, starts a rebuild under the current ones (keeping
+/// the host's patterns). Returns whether it did; fails on a newer index
+/// (see [`index_current`]).
 fn ensure_index_current(db: &dyn Connection) -> Result<bool> {
     if index_current(db)? {
         return Ok(false);
@@ -689,25 +701,28 @@ pub fn status(db: &dyn Connection) -> Result<Status> {
     read_status(db, true)
 }
 
-/// `integrity` of an index built by another version of session-search.
-const STALE_INTEGRITY: &str = "not checked: the index was built by another version of session-search; sessions_init() or a search on a writable connection rebuilds it";
+/// `integrity` of an index built by an earlier version of session-search.
+const STALE_INTEGRITY: &str = "not checked: the index was built by an earlier version of session-search; sessions_init() or a search on a writable connection rebuilds it";
 
 fn read_status(db: &dyn Connection, check_integrity: bool) -> Result<Status> {
     let count = |sql: &str| -> Result<i64> { Ok(db.query_value(sql, &[])?.as_i64().unwrap_or(0)) };
     let integrity = match check_integrity {
         false => None,
-        // An index built by another version is emptied before it is read,
-        // and what was written to it since does not match its tokens.
-        true if !index_current(db)? => Some(STALE_INTEGRITY.to_owned()),
-        true => Some(
-            match db.execute_batch(
+        // An index built by an earlier version is emptied before it is
+        // read, and what was written to it since does not match its tokens;
+        // one of a newer version this build cannot read.
+        true => Some(match index_current(db) {
+            Ok(true) => match db.execute_batch(
                 "INSERT INTO session_search_fts(session_search_fts) VALUES('integrity-check')",
             ) {
                 Ok(()) => "ok".to_owned(),
                 Err(e) if e.is_read_only() => "not checked: read-only connection".to_owned(),
                 Err(e) => e.message,
             },
-        ),
+            Ok(false) => STALE_INTEGRITY.to_owned(),
+            Err(Error::Schema(newer)) => format!("not checked: {newer}"),
+            Err(e) => return Err(e),
+        }),
     };
     Ok(Status {
         schema_version: meta(db, "schema_version")?.as_i64().unwrap_or(0),

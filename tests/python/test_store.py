@@ -280,11 +280,11 @@ class InitTest(StoreTestCase):
             added = say(w, "a", "assistant", "guava after the upgrade", 4)
             w.execute("UPDATE messages SET content = 'lychee after the upgrade' WHERE id = ?", (edited,))
             w.execute("DELETE FROM messages WHERE id = ?", (removed,))
-            self.assertIn("another version", status(w)["integrity"])
+            self.assertIn("an earlier version", status(w)["integrity"])
             r = connect(f"file:{path}?mode=ro", uri=True)
             stale = search(r, "kiwi", "a")
             self.assertEqual((stale["results"], stale["indexing"]), ([], True))
-            self.assertIn("another version", stale["warning"])
+            self.assertIn("an earlier version", stale["warning"])
             # The first search on a writable connection starts the rebuild,
             # and its own slice indexes a backlog this small.
             self.assertEqual(found(w, "upgrade", "a"), sorted([kept, edited, added]))
@@ -294,13 +294,15 @@ class InitTest(StoreTestCase):
             self.assertEqual(found(r, "kiwi", "a"), [kept])
             self.assertConsistent(w)
 
-    def test_an_index_of_a_newer_release_is_not_written_by_an_older_one(self):
+    def test_an_index_of_a_newer_release_is_neither_written_nor_rebuilt_by_an_older_one(self):
         for key, newer in (("redaction", "json_set(value, '$.version', 99)"), ("tokenizer_version", "99")):
             with self.subTest(key):
                 conn = store()
                 session(conn, "a")
                 kept = say(conn, "a", "user", "hello before", 1)
+                old = value(conn, "SELECT value FROM session_search_meta WHERE key = ?", (key,))
                 conn.execute(f"UPDATE session_search_meta SET value = {newer} WHERE key = ?", (key,))
+                meta = conn.execute("SELECT key, value FROM session_search_meta ORDER BY key").fetchall()
                 for sql in ("INSERT INTO messages(session_key, role, content, created_at)"
                             " VALUES ('a', 'user', 'hello', 2)",
                             f"UPDATE messages SET content = 'hello again' WHERE id = {kept}",
@@ -308,6 +310,22 @@ class InitTest(StoreTestCase):
                     self.assertError(conn, sql, (), "newer session-search")
                 self.assertEqual(conn.execute("SELECT id, content FROM messages").fetchall(),
                                  [(kept, "hello before")])
+                # Nothing rebuilds it back to this build's tokens: every
+                # function that would says why it cannot run.
+                for sql, args in (("SELECT sessions_init()", ()),
+                                  ("SELECT sessions_search('hello', ?)", ('{"caller": "a"}',)),
+                                  ("SELECT sessions_reconcile(100)", ()),
+                                  ("SELECT sessions_set_redaction('[]')", ())):
+                    self.assertError(conn, sql, args, "built by a newer session-search")
+                self.assertEqual(conn.execute("SELECT key, value FROM session_search_meta ORDER BY key").fetchall(),
+                                 meta)
+                status = json.loads(value(conn, "SELECT sessions_status()"))
+                self.assertIn("not checked: the search index was built by a newer session-search",
+                              status["integrity"])
+                # The index is as the newer build left it: with the version
+                # back, it finds what it held.
+                conn.execute("UPDATE session_search_meta SET value = ? WHERE key = ?", (old, key))
+                self.assertEqual(found(conn, "hello", "a"), [kept])
 
     def test_prefixes_of_three_or_four_letters_find_every_word_they_start(self):
         conn = store()

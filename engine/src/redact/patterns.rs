@@ -13,7 +13,7 @@
 //! search skip ahead to it.
 
 /// Version of the default set. Bump it whenever a pattern changes what it
-/// redacts: databases indexed under another version are re-indexed.
+/// redacts: databases indexed under an earlier version are re-indexed.
 pub const REDACTION_VERSION: u32 = 2;
 
 /// What a match must also satisfy to count.
