@@ -289,7 +289,7 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
             warning: Some(STALE_WARNING.to_owned()),
         });
     }
-    let visibility = scope::effective(options.visibility, options.sandboxed);
+    let visibility = scope::cheapest(db, scope::effective(options.visibility, options.sandboxed))?;
     let scope = scope::scope_word(db, &caller, visibility)?;
     let scope_word = scope.as_ref().map(|scope| scope.word.as_str());
     let grouped = options.group_by == Some(GroupBy::Session);

@@ -777,6 +777,33 @@ class SearchTest(StoreTestCase):
         self.assertEqual(found(c, "deploy", "agent:main:sub:2"), [4])
         self.assertEqual(found(c, "deploy", "agent:ops:sub:9", visibility="agent"), [6, 7])
 
+    def test_agent_visibility_in_a_database_of_one_agent_then_of_two(self):
+        # With one agent `agent` reads the index as `all` does; a session of
+        # a second agent is hidden from the first as soon as it exists.
+        c = store()
+        for key, parent in (("main:1", None), ("main:2", "main:1"), ("main:3", None)):
+            session(c, key, "main", parent)
+        words = ["deploy the staging server", "deploy deploy now", "why did the deploy fail",
+                 "the staging deploy is done and the logs are clean"]
+        for i in range(150):  # more than a one-word search ranks by its window
+            say(c, ("main:1", "main:2", "main:3")[i % 3], "user", words[i % 4] + f" step {i}", 1000 + i, id=i + 1)
+        queries = ("deploy", "staging deploy", '"deploy the"', "dep*", "nothing")
+        cases = [dict(order=order, limit=20) for order in ("relevance", "recent")]
+        cases += [dict(limit=20, roles=["user"], since=1050), dict(groupBy="session")]
+        for query in queries:
+            for options in cases:
+                with self.subTest(query=query, **options):
+                    self.assertEqual(search(c, query, "main:2", visibility="agent", **options),
+                                     search(c, query, "main:2", visibility="all", **options))
+        session(c, "ops:1", "ops")
+        say(c, "ops:1", "user", "the staging deploy the deploy", 5000, id=1000)
+        for query in queries[:4]:
+            for order in ("relevance", "recent"):
+                with self.subTest(query=query, order=order):
+                    self.assertNotIn(1000, found(c, query, "main:2", visibility="agent", order=order))
+                    self.assertIn(1000, found(c, query, "main:2", visibility="all", order=order))
+                    self.assertEqual(found(c, query, "ops:1", visibility="agent", order=order), [1000])
+
     def test_limit_and_truncated(self):
         c = self.conn
         one = search(c, "deploy", "agent:main:cli:1", visibility="all", limit=1)
