@@ -1,28 +1,32 @@
-//! Compaction of the FTS5 index after a large backlog.
+//! Compaction of the FTS5 index after much of it was written.
 //!
 //! FTS5 keeps its index as a set of segments (b-trees) and looks every term
 //! of every query up in each, so a search's fixed cost grows with their
-//! number. Appends one transaction at a time are kept in few segments by
-//! FTS5's own automerge, but reconciling a bulk import or a rebuild slice by
-//! slice leaves a dozen or more. Once reconciliation has indexed at least
-//! `1 / SHARE` of the index since the last compaction, and the backlog is
-//! empty, the steps of reconciliation that may wait for the write lock
-//! (`sessions_reconcile` and the background drain, never a search) merge
-//! the segments into one, a bounded number of pages per step, with FTS5's
-//! `merge` command: a negative page count first puts every segment on one
-//! level, a positive one then carries that merge on.
+//! number. Its own automerge keeps about three segments per fourfold of the
+//! rows written, whether they came from a bulk import reconciled slice by
+//! slice, a rebuild, or the triggers' appends one transaction at a time.
+//! Once at least `1 / SHARE` of the index was written since the last
+//! compaction was decided (the larger of the rows reconciled and the rows
+//! it gained), and no backlog is left, the steps of reconciliation that
+//! may wait for the write lock (`sessions_reconcile` and the background
+//! drain, which a search asks for when it finds a compaction due or the
+//! index grown; never a search itself) merge the segments into one, a
+//! bounded number of pages per step, with FTS5's `merge` command: a
+//! negative page count first puts every segment on one level, a positive
+//! one then carries that merge on.
 //!
 //! Each compaction rewrites the index once, and at least a quarter of it was
 //! written since the last one, so the rewriting costs a bounded multiple of
-//! what reconciliation writes. Merging after every small backlog instead
-//! would rewrite the whole index for a few rows.
+//! what is written. Merging after every small write instead would rewrite
+//! the whole index for a few rows.
 
 use crate::db::{Connection, Value};
 use crate::error::Result;
+use crate::rank::RankTotals;
 use crate::store::{meta, set_meta};
 
-/// Compaction starts once reconciliation has indexed at least this
-/// fraction (one over it) of the index's rows since the last compaction.
+/// Compaction is due once this fraction (one over it) of the index's rows
+/// was written since the last compaction was decided.
 const SHARE: i64 = 4;
 
 /// Rows of FTS5's tables a compaction may write or delete for each message
@@ -35,38 +39,97 @@ const CHANGES_PER_MESSAGE: i64 = 3;
 /// by up to this many pages before they are reused.
 const PAGES_PER_MERGE: i64 = 1024;
 
-/// Meta key: rows reconciliation indexed since the last compaction started.
+/// Meta key: rows reconciliation indexed since the last compaction was
+/// decided.
 const RECONCILED: &str = "compaction_reconciled";
+
+/// Meta key: the index's rows when the last compaction was decided; absent
+/// when none was since the index was created or emptied.
+const DECIDED_AT: &str = "compaction_rows";
 
 /// Meta key: `'due'` when a compaction should start, `'running'` while one
 /// goes on; absent (or NULL) otherwise.
 const STATE: &str = "compaction";
 
-/// Counts `indexed` rows that a reconciliation slice just indexed and, when
-/// that emptied the backlog (`backlog_left` is false), decides whether the
-/// index is due for compaction. Runs in the slice's transaction.
-pub(crate) fn count_reconciled(
-    db: &dyn Connection,
-    indexed: i64,
-    backlog_left: bool,
-) -> Result<()> {
+/// Counts `indexed` rows that a reconciliation slice just indexed. Runs in
+/// the slice's transaction.
+pub(crate) fn count_reconciled(db: &dyn Connection, indexed: i64) -> Result<()> {
     if indexed == 0 {
         return Ok(());
     }
     let reconciled = meta(db, RECONCILED)?.as_i64().unwrap_or(0) + indexed;
-    if !backlog_left && reconciled * SHARE >= index_rows(db)? {
-        set_meta(db, STATE, "due".into())?;
-        return set_meta(db, RECONCILED, 0.into());
-    }
     set_meta(db, RECONCILED, reconciled.into())
 }
 
-/// Rows in the FTS5 index (one per indexed message).
-fn index_rows(db: &dyn Connection) -> Result<i64> {
-    Ok(db
-        .query_value("SELECT count(*) FROM session_search_fts_docsize", &[])?
-        .as_i64()
-        .unwrap_or(0))
+/// The index's averages record (its row count first) and the meta values
+/// ?1, ?2 and ?3: one statement, as every search asks.
+const STATE_SQL: &str = "SELECT (SELECT block FROM session_search_fts_data WHERE id = 1), \
+     (SELECT value FROM session_search_meta WHERE key = ?1), \
+     (SELECT value FROM session_search_meta WHERE key = ?2), \
+     (SELECT value FROM session_search_meta WHERE key = ?3)";
+
+/// Where compaction stands.
+struct Standing {
+    /// A compaction is due or running.
+    remains: bool,
+    /// At least `1 / SHARE` of the index was written since the last
+    /// compaction was decided: the larger of the rows reconciled and the
+    /// rows it gained.
+    written: bool,
+    /// Rows in the FTS5 index (one per indexed message).
+    rows: i64,
+}
+
+fn standing(db: &dyn Connection) -> Result<Standing> {
+    let row = db.query(
+        STATE_SQL,
+        &[STATE.into(), RECONCILED.into(), DECIDED_AT.into()],
+    )?;
+    let value = |i: usize| {
+        row.first()
+            .and_then(|row| row.get(i))
+            .unwrap_or(&Value::Null)
+    };
+    let rows = value(0)
+        .as_blob()
+        .and_then(RankTotals::from_averages)
+        .map_or(0, |totals| totals.rows);
+    let reconciled = value(2).as_i64().unwrap_or(0);
+    let gained = rows - value(3).as_i64().unwrap_or(0);
+    Ok(Standing {
+        remains: value(1).as_str().is_some(),
+        written: rows > 0 && reconciled.max(gained) * SHARE >= rows,
+        rows,
+    })
+}
+
+/// Whether a compaction remains, or enough of the index was written since
+/// the last one to decide another (see [`decide`]): a search asks for a
+/// drain then.
+pub(crate) fn wanted(db: &dyn Connection) -> Result<bool> {
+    let standing = standing(db)?;
+    Ok(standing.remains || standing.written)
+}
+
+/// Decides a compaction when at least `1 / SHARE` of the index was written
+/// since the last one was decided; runs in a slice's transaction, with no
+/// backlog left.
+pub(crate) fn decide(db: &dyn Connection) -> Result<()> {
+    let standing = standing(db)?;
+    if standing.remains || !standing.written {
+        return Ok(());
+    }
+    set_meta(db, STATE, "due".into())?;
+    set_meta(db, RECONCILED, 0.into())?;
+    set_meta(db, DECIDED_AT, standing.rows.into())
+}
+
+/// Forgets the last compaction, for an index that was just emptied: it is
+/// compacted once it has been filled again.
+pub(crate) fn forget(db: &dyn Connection) -> Result<()> {
+    set_meta(db, STATE, Value::Null)?;
+    set_meta(db, RECONCILED, Value::Null)?;
+    set_meta(db, DECIDED_AT, Value::Null)
 }
 
 /// Merges the index's segments when a compaction is due or running, for

@@ -4,6 +4,9 @@
 //! length is its text's plus one whatever its session's depth.
 //! The C glue that feeds it is in [`crate::fts5`].
 
+use crate::db::Connection;
+use crate::error::Result;
+
 /// FTS5's `k1`: how quickly repeated occurrences stop adding to the score.
 pub(crate) const K1: f64 = 1.2;
 /// FTS5's `b`: how much a long message is penalised.
@@ -21,6 +24,20 @@ pub struct RankTotals {
 }
 
 impl RankTotals {
+    /// The totals of the index (`session_search_fts`), from FTS5's
+    /// averages record; `None` before anything was indexed.
+    ///
+    /// # Errors
+    ///
+    /// SQL errors.
+    pub fn read(db: &dyn Connection) -> Result<Option<RankTotals>> {
+        let record = db.query_value(
+            "SELECT block FROM session_search_fts_data WHERE id = 1",
+            &[],
+        )?;
+        Ok(record.as_blob().and_then(RankTotals::from_averages))
+    }
+
     /// The totals stored in FTS5's averages record (the `_data` row with id
     /// 1): SQLite varints, the row count and then each column's token count,
     /// summed.

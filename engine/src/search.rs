@@ -57,9 +57,6 @@ const RARE_TERM_BUDGET: i64 = 3000;
 /// ms ranked in full), while a handful is ranked in full at once.
 const TIERS_FROM: i64 = 100;
 
-/// FTS5's averages record of the index: its row and token totals.
-const AVERAGES_SQL: &str = "SELECT block FROM session_search_fts_data WHERE id = 1";
-
 /// How many rows (at most ?2) match FTS5 expression ?1: enough to tell a
 /// rare term from a common one without counting all of a common one.
 const TERM_COUNT_SQL: &str =
@@ -446,8 +443,7 @@ fn exact_by_tiers(
         }
         Ok(Some(run(&every_match, TIER_BUDGET)?))
     };
-    let record = db.query_value(AVERAGES_SQL, &[])?;
-    let Some(totals) = record.as_blob().and_then(RankTotals::from_averages) else {
+    let Some(totals) = RankTotals::read(db)? else {
         return every_match_ranked();
     };
     let average = totals.average_length();

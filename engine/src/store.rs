@@ -442,7 +442,7 @@ fn start_rebuild(db: &dyn Connection) -> Result<()> {
         "INSERT INTO session_search_fts(session_search_fts) VALUES('delete-all');
          UPDATE session_search_meta SET value = value + 1 WHERE key = 'generation';",
     )?;
-    Ok(())
+    compaction::forget(db)
 }
 
 /// When the database was indexed by an earlier tokenizer version or
@@ -569,9 +569,10 @@ pub(crate) fn catch_up(db: &dyn Connection, max_rows: i64) -> Result<Index> {
         };
     }
     if !has_pending(db)? {
-        // A compaction left unfinished by a drain that ended with its
-        // process is taken up again by a new drain.
-        if compaction::remains(db)? && indexing_mode(db)? == IndexingMode::Immediate {
+        // A drain compacts an index much written since its last compaction
+        // (by appends, say) and takes up a compaction left unfinished by a
+        // drain that ended with its process.
+        if compaction::wanted(db)? && indexing_mode(db)? == IndexingMode::Immediate {
             crate::drain::request(db);
         }
         return Ok(Index::Complete);
@@ -630,9 +631,12 @@ fn reconcile_slice(db: &dyn Connection, max_rows: i64, lock: Lock) -> Result<i64
             .unwrap_or(0);
         // Fewer rows than asked for: the backlog is empty.
         let backlog_left = indexed == max_rows && has_pending(db)?;
-        compaction::count_reconciled(db, indexed, backlog_left)?;
-        if lock == Lock::Wait && !backlog_left {
-            compaction::step(db, max_rows - indexed)?;
+        compaction::count_reconciled(db, indexed)?;
+        if !backlog_left {
+            compaction::decide(db)?;
+            if lock == Lock::Wait {
+                compaction::step(db, max_rows - indexed)?;
+            }
         }
         Ok(indexed)
     })

@@ -325,6 +325,36 @@ class BacklogTest(unittest.TestCase):
                          {"indexed": 0, "pending": 0, "compacting": False, "done": True})
         self.assertEqual(len(search(conn, '"archived note 19999"')["results"]), 1)
 
+    def test_the_drain_compacts_an_index_written_by_appends(self):
+        # A host appends one message per transaction, indexed by the
+        # triggers: FTS5's automerge leaves many segments, and a search,
+        # finding the whole index written since its last compaction, has a
+        # drain merge them.
+        conn = connect(self.path)
+        conn.execute("PRAGMA journal_mode = wal")
+        value(conn, "SELECT sessions_init()")
+        conn.execute("INSERT INTO sessions(session_key, agent_id, created_at) VALUES ('s0', 'main', 1)")
+        for i in range(2_000):
+            conn.execute("INSERT INTO messages(session_key, role, content, created_at) VALUES ('s0', 'user', ?, ?)",
+                         (f"appended note {i}", i))
+        self.assertGreater(status(self.path)["segments"], 1)
+        self.assertNotIn("indexing", search(conn, "appended"))
+        deadline = time.monotonic() + 60
+        while (now := status(self.path))["segments"] > 1:
+            self.assertLess(time.monotonic(), deadline, f"the index was not compacted: {now}")
+            time.sleep(0.1)
+        self.assertEqual(now["integrity"], "ok")
+        self.assertEqual(len(search(conn, '"appended note 1999"')["results"]), 1)
+        # Appends of less than a quarter of the index leave it to automerge.
+        for i in range(2_000, 2_400):
+            conn.execute("INSERT INTO messages(session_key, role, content, created_at) VALUES ('s0', 'user', ?, ?)",
+                         (f"appended note {i}", i))
+        segments = status(self.path)["segments"]
+        self.assertGreater(segments, 1)
+        search(conn, "appended")
+        time.sleep(0.5)
+        self.assertEqual(status(self.path)["segments"], segments)
+
     def test_a_compaction_reuses_the_pages_it_frees(self):
         conn = connect(self.path)
         conn.execute("PRAGMA journal_mode = wal")

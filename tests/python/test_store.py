@@ -659,6 +659,17 @@ class DeferredTest(StoreTestCase):
         self.assertEqual(value(conn, "SELECT sessions_set_indexing('immediate')"), "deferred")
         self.assertConsistent(conn)
 
+    def test_reconcile_compacts_an_index_written_by_appends(self):
+        conn = store()
+        session(conn, "a")
+        for i in range(300):  # one transaction each: a segment each, until automerge
+            say(conn, "a", "user", f"appended note {i}", i)
+        self.assertGreater(status(conn)["segments"], 1)
+        self.assertEqual(json.loads(value(conn, "SELECT sessions_reconcile(1000)")),
+                         {"indexed": 0, "pending": 0, "compacting": False, "done": True})
+        self.assertEqual(status(conn)["segments"], 1)
+        self.assertEqual(found(conn, '"appended note 299"', "a"), [300])
+
     def test_bad_arguments(self):
         conn = store()
         for arg in (0, -1, None, "many", 1.5, b"\x01"):
