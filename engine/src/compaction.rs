@@ -80,6 +80,7 @@ struct Standing {
     rows: i64,
 }
 
+/// Reads where compaction stands, in one statement.
 fn standing(db: &dyn Connection) -> Result<Standing> {
     let row = db.query(
         STATE_SQL,

@@ -71,8 +71,8 @@ pub struct Status {
     /// How writes reach the index.
     pub indexing: IndexingMode,
     /// `"ok"`, FTS5's integrity-check error, or why it was not checked (a
-    /// read-only connection, an index built by an earlier or a newer version); absent
-    /// from `sessions_init()`.
+    /// read-only connection, an index built by an earlier or a newer
+    /// version); absent from `sessions_init()`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub integrity: Option<String>,
     /// The FTS5 segments (b-trees) the index lies in: each search looks
