@@ -67,12 +67,18 @@ where
 /// see it (the binding refuses a host on another VFS for the same reason).
 /// Returns whether a drain runs.
 pub fn request(db: &dyn Connection) -> bool {
-    let pragma = |name: &str| db.query_value(&format!("PRAGMA {name}"), &[]).ok();
-    let wal = pragma("journal_mode").is_some_and(|mode| mode.as_str() == Some("wal"));
-    let writable = pragma("query_only").is_some_and(|only| only.as_i64() == Some(0));
-    let shared = pragma("locking_mode").is_some_and(|mode| mode.as_str() == Some("normal"));
-    wal && writable && shared && db.reconcile_elsewhere()
+    let drainable = db
+        .query_value(DRAINABLE_SQL, &[])
+        .is_ok_and(|drainable| drainable.as_i64() == Some(1));
+    drainable && db.reconcile_elsewhere()
 }
+
+/// Whether the connection is in WAL mode, writable and in the normal
+/// locking mode (see [`request`]): the three pragmas in one statement, as a
+/// search may ask.
+const DRAINABLE_SQL: &str = "SELECT (SELECT journal_mode FROM pragma_journal_mode) = 'wal' \
+     AND (SELECT query_only FROM pragma_query_only) = 0 \
+     AND (SELECT locking_mode FROM pragma_locking_mode) = 'normal'";
 
 /// Reconciles slice after slice until no work is left, indexing is
 /// deferred, or the database stays locked or fails.
