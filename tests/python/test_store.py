@@ -659,6 +659,46 @@ class DeferredTest(StoreTestCase):
         self.assertEqual(value(conn, "SELECT sessions_set_indexing('immediate')"), "deferred")
         self.assertConsistent(conn)
 
+    def test_a_large_backlog_is_counted_by_its_newest_part(self):
+        """A slice counts at most 10 000 queued messages of each generation
+        (20 per row it may index, if more), so its cost never grows with
+        the backlog; beyond that the count is scaled by the queued ids'
+        span, exact when they are spread evenly, as here."""
+        conn = store()
+        for k in range(10):
+            session(conn, f"b{k}")
+        conn.execute("SELECT sessions_set_indexing('deferred')")
+
+        def append(n, first):
+            conn.execute("BEGIN")
+            conn.executemany(
+                "INSERT INTO messages(session_key, role, content, created_at) VALUES (?, ?, ?, ?)",
+                ((f"b{i % 10}", "user" if i % 2 else "assistant", f"backlog line {i}", i)
+                 for i in range(first, first + n)))
+            conn.execute("COMMIT")
+
+        def reconcile(max_rows):
+            return json.loads(value(conn, "SELECT sessions_reconcile(?)", (max_rows,)))
+
+        append(15_000, 0)
+        progress = reconcile(1)
+        self.assertEqual(progress["pending"], 14_999)
+        self.assertEqual(progress["pending"], status(conn)["pending"])
+        self.assertEqual(reconcile(100_000)["pending"], 0)
+        # Two generations queued: 12 000 never indexed, then a redaction
+        # change queues the 15 000 indexed under the old patterns.
+        append(12_000, 15_000)
+        conn.execute("""SELECT sessions_set_redaction('["ACME-[0-9]{6}"]')""")
+        self.assertEqual(status(conn)["pending"], 27_000)
+        for max_rows in (1, 1000, 5000):
+            progress = reconcile(max_rows)
+            self.assertFalse(progress["done"])
+            self.assertEqual(progress["pending"], status(conn)["pending"])
+        self.assertEqual(status(conn)["pending"], 27_000 - 6001)
+        self.assertTrue(reconcile(100_000)["done"])
+        self.assertEqual(found(conn, '"backlog line 14999" OR "backlog line 26999"', "b0", visibility="all"),
+                         [15_000, 27_000])
+
     def test_reconcile_compacts_an_index_written_by_appends(self):
         conn = store()
         session(conn, "a")

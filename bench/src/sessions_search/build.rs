@@ -66,6 +66,14 @@ const SEED: u64 = 0x5E55_0301;
 /// Rows per reconciliation slice after the load.
 pub const LOAD_SLICE_ROWS: i64 = 50_000;
 
+/// Rows of each of the [`FIRST_SLICES`] slices that start the load's
+/// reconciliation, timed apart: a slice's cost against the backlog's size.
+pub const FIRST_SLICE_ROWS: i64 = 1000;
+
+/// Slices of [`FIRST_SLICE_ROWS`] timed before the rest of the load's
+/// reconciliation.
+const FIRST_SLICES: usize = 5;
+
 /// `created_at` of the first session and message, unix milliseconds.
 const FIRST_CREATED_AT: i64 = 1_700_000_000_000;
 
@@ -117,6 +125,10 @@ pub struct Build {
     pub insert_seconds: f64,
     /// Seconds of reconciling the load.
     pub reconcile_seconds: f64,
+    /// Messages queued when reconciliation started (the whole load).
+    pub backlog: i64,
+    /// Median milliseconds of the first slices of [`FIRST_SLICE_ROWS`].
+    pub first_slice_ms: f64,
     /// Messages the reconciliation indexed.
     pub indexed: i64,
     /// Messages still pending afterwards.
@@ -272,6 +284,8 @@ pub fn run(scale: f64, work: &Path) -> Result<Build, Box<dyn Error>> {
             .unwrap_or(0),
         insert_seconds: 0.0,
         reconcile_seconds: 0.0,
+        backlog: 0,
+        first_slice_ms: 0.0,
         indexed: 0,
         pending: 0,
         db_bytes: 0,
@@ -282,8 +296,17 @@ pub fn run(scale: f64, work: &Path) -> Result<Build, Box<dyn Error>> {
         peak_rss_kib: 0,
     };
     load(conn, &sessions, &mut build)?;
+    build.backlog = store.status()?.pending;
+    let mut first_slices = Vec::with_capacity(FIRST_SLICES);
     loop {
-        let (progress, ms) = timed_ms(|| store.reconcile(LOAD_SLICE_ROWS))?;
+        let rows = match first_slices.len() < FIRST_SLICES {
+            true => FIRST_SLICE_ROWS,
+            false => LOAD_SLICE_ROWS,
+        };
+        let (progress, ms) = timed_ms(|| store.reconcile(rows))?;
+        if rows == FIRST_SLICE_ROWS {
+            first_slices.push(ms);
+        }
         build.reconcile_seconds += ms / 1e3;
         build.indexed += progress.indexed;
         build.pending = progress.pending;
@@ -291,6 +314,7 @@ pub fn run(scale: f64, work: &Path) -> Result<Build, Box<dyn Error>> {
             break;
         }
     }
+    build.first_slice_ms = crate::stats::median(&crate::stats::sorted(first_slices));
     store.set_indexing(IndexingMode::Immediate)?;
     build.db_bytes = db_bytes(conn)?;
     build.segments = conn.query_row(

@@ -65,13 +65,14 @@ pub fn run(scale: f64, full: bool, work: &Path) -> Result<Vec<Target>, Box<dyn E
     let mut sites = vec![(scale, work.to_path_buf())];
     sites.extend(others.map(|point| (scale * point, work.join(format!("x{point}")))));
     let result = (|| {
-        let build = in_child(scale, work, "build")?;
+        let build: build::Build = in_child(scale, work, "build")?;
         report::build(&build);
         let search = in_child(scale, work, "search")?;
         let anchors = in_child(scale, work, "anchors")?;
         report::latency(&search, &anchors);
         floors::print(build.messages, &search.floors);
         let mut targets = report::targets(&search, &anchors);
+        let mut builds = vec![build.clone()];
         let mut points = vec![floors::Point {
             messages: build.messages,
             floors: search.floors,
@@ -81,6 +82,7 @@ pub fn run(scale: f64, full: bool, work: &Path) -> Result<Vec<Target>, Box<dyn E
             std::fs::create_dir_all(dir)?;
             let build: build::Build = in_child(*scale, dir, "build")?;
             report::build(&build);
+            builds.push(build.clone());
             let floors: Vec<floors::Floor> = in_child(*scale, dir, "floors")?;
             floors::print(build.messages, &floors);
             points.push(floors::Point {
@@ -104,6 +106,7 @@ pub fn run(scale: f64, full: bool, work: &Path) -> Result<Vec<Target>, Box<dyn E
             targets.extend(floors::targets(largest));
         }
         targets.extend(floors::growth_targets(&points));
+        targets.extend(report::reconciliation_targets(&builds));
         Ok(targets)
     })();
     for (_, dir) in &sites {

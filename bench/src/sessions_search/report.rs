@@ -89,6 +89,51 @@ Load average at the start of the part (other work on the machine skews timings):
     );
 }
 
+/// Reconciliation from the smallest database's build to the largest's:
+/// the first slices' cost against the backlog's size (at most what
+/// O(rows × log backlog) allows: the ratio of the backlogs' logarithms),
+/// and the rate of the whole load (at least 0.8 of the smallest's; the
+/// label gives the same ratio of FTS5's own `rebuild` of the OpenClaw-style
+/// table over the same messages: how FTS5's merging slows a larger build).
+pub fn reconciliation_targets(builds: &[Build]) -> Vec<Target> {
+    let smallest = builds.iter().min_by_key(|build| build.messages);
+    let largest = builds.iter().max_by_key(|build| build.messages);
+    let (Some(smallest), Some(largest)) = (smallest, largest) else {
+        return Vec::new();
+    };
+    if smallest.messages == largest.messages {
+        return Vec::new();
+    }
+    let rate = |build: &Build| build.indexed as f64 / build.reconcile_seconds;
+    let fts5_rate = |build: &Build| build.messages as f64 / build.openclaw_seconds;
+    vec![
+        Target::new(
+            format!(
+                "reconcile({}) slice, backlog {} / backlog {}",
+                build::FIRST_SLICE_ROWS,
+                largest.backlog,
+                smallest.backlog
+            ),
+            largest.first_slice_ms / smallest.first_slice_ms,
+            ((largest.backlog as f64).ln() / (smallest.backlog as f64).ln() * 100.0).round()
+                / 100.0,
+            "x",
+        ),
+        Target::at_least(
+            format!(
+                "reconciliation rate of a whole load, {}k / {}k msgs (FTS5's own rebuild of \
+                 the openclaw-style table: {:.2}x)",
+                largest.messages / 1000,
+                smallest.messages / 1000,
+                fts5_rate(largest) / fts5_rate(smallest)
+            ),
+            rate(largest) / rate(smallest),
+            0.8,
+            "x",
+        ),
+    ]
+}
+
 /// Prints the database.
 pub fn build(build: &Build) {
     println!(
@@ -109,9 +154,17 @@ pub fn build(build: &Build) {
         100.0 * build.cjk_bytes as f64 / build.bytes.max(1) as f64,
         100.0 * build.spaceless_share,
     );
+    println!(
+        "reconciliation: {} messages queued; the first slices of reconcile({}) took {:.1} ms (median), \
+         the whole load {:.0} msg/s",
+        build.backlog,
+        build::FIRST_SLICE_ROWS,
+        build.first_slice_ms,
+        build.indexed as f64 / build.reconcile_seconds,
+    );
     let load = build.insert_seconds + build.reconcile_seconds;
     println!(
-        "load: deferred insert {:.1} s + reconcile({}) {:.1} s = {:.1} s ({:.0} msg/s); \
+        "load: deferred insert {:.1} s + reconcile (slices of {} after the first) {:.1} s = {:.1} s ({:.0} msg/s); \
          {} messages indexed, {} pending, in {} FTS5 segment(s); database {:.1} MB",
         build.insert_seconds,
         build::LOAD_SLICE_ROWS,
