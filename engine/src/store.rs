@@ -4,6 +4,7 @@
 
 use crate::compaction;
 use crate::db::{Connection, Value};
+use crate::rank::RankTotals;
 pub use crate::error::{Error, Result};
 use crate::redact::patterns::REDACTION_VERSION;
 use crate::redact::{Redactor, Settings};
@@ -799,11 +800,10 @@ fn read_status(db: &dyn Connection, check_integrity: bool) -> Result<Status> {
         redaction_version: REDACTION_VERSION,
         redaction_patterns: redaction_settings(db)?.patterns.len(),
         messages: count("SELECT count(*) FROM messages")?,
-        indexed: count(
-            "SELECT count(*) FROM session_search_nodes
-             WHERE on_branch = 1 AND indexable = 1
-               AND indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation')",
-        )?,
+        // The index's own row count (the integrity check holds it to the
+        // rows it should hold): counting the indexed nodes instead took
+        // 150 ms at 3 M messages, on every `sessions_init()`.
+        indexed: RankTotals::read(db)?.map_or(0, |totals| totals.rows),
         pending: pending(db)?,
         indexing: indexing_mode(db)?,
         integrity,
