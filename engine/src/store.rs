@@ -4,8 +4,8 @@
 
 use crate::compaction;
 use crate::db::{Connection, Value};
-use crate::rank::RankTotals;
 pub use crate::error::{Error, Result};
+use crate::rank::RankTotals;
 use crate::redact::patterns::REDACTION_VERSION;
 use crate::redact::{Redactor, Settings};
 use crate::tokenizer::TOKENIZER_VERSION;
@@ -87,7 +87,10 @@ pub struct Status {
 pub struct Progress {
     /// Messages indexed by this slice.
     pub indexed: i64,
-    /// Messages still waiting.
+    /// Messages still waiting: exact for a queue of up to 20 per row the
+    /// slice may index (at least 10 000), a larger one estimated from its
+    /// newest part, so that the count never costs the whole queue
+    /// ([`Status::pending`] is exact).
     pub pending: i64,
     /// The index is being merged into one segment after a large backlog
     /// (see [`crate::compaction`]); searches are complete meanwhile.
