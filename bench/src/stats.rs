@@ -1,4 +1,6 @@
-//! Order statistics of measured figures.
+//! Order statistics of measured figures, and the timing that measures them.
+
+use std::time::Instant;
 
 /// `values` sorted ascending.
 pub fn sorted(mut values: Vec<f64>) -> Vec<f64> {
@@ -29,4 +31,11 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
 pub fn mean(values: impl ExactSizeIterator<Item = u64>) -> f64 {
     let n = values.len().max(1);
     values.sum::<u64>() as f64 / n as f64
+}
+
+/// Runs `f` and returns its value with its wall-clock time in milliseconds.
+pub fn timed_ms<T, E>(f: impl FnOnce() -> Result<T, E>) -> Result<(T, f64), E> {
+    let start = Instant::now();
+    let value = f()?;
+    Ok((value, start.elapsed().as_secs_f64() * 1e3))
 }

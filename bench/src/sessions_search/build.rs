@@ -4,10 +4,11 @@
 //! deferred indexing and reconciled, then the OpenClaw-style FTS5 table
 //! built over the same messages.
 
-use super::{db_path, timed_ms, VISIBILITIES, VISIBLE_SQL};
+use super::{db_path, VISIBILITIES, VISIBLE_SQL};
 use crate::corpus::{Kind, Lengths, Messages};
 use crate::memory;
 use crate::rng::Rng;
+use crate::stats::{median, sorted, timed_ms};
 use crate::store::databases::{INSERT_SQL, TRANSACTION_ROWS};
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
@@ -299,9 +300,10 @@ pub fn run(scale: f64, work: &Path) -> Result<Build, Box<dyn Error>> {
     build.backlog = store.status()?.pending;
     let mut first_slices = Vec::with_capacity(FIRST_SLICES);
     loop {
-        let rows = match first_slices.len() < FIRST_SLICES {
-            true => FIRST_SLICE_ROWS,
-            false => LOAD_SLICE_ROWS,
+        let rows = if first_slices.len() < FIRST_SLICES {
+            FIRST_SLICE_ROWS
+        } else {
+            LOAD_SLICE_ROWS
         };
         let (progress, ms) = timed_ms(|| store.reconcile(rows))?;
         if rows == FIRST_SLICE_ROWS {
@@ -314,7 +316,7 @@ pub fn run(scale: f64, work: &Path) -> Result<Build, Box<dyn Error>> {
             break;
         }
     }
-    build.first_slice_ms = crate::stats::median(&crate::stats::sorted(first_slices));
+    build.first_slice_ms = median(&sorted(first_slices));
     store.set_indexing(IndexingMode::Immediate)?;
     build.db_bytes = db_bytes(conn)?;
     build.segments = conn.query_row(

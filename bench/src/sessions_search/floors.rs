@@ -18,8 +18,8 @@
 
 use super::build::caller;
 use super::queries::{QuerySet, SetKind};
-use super::timed_ms;
 use crate::report::Target;
+use crate::stats::timed_ms;
 use crate::stats::{median, percentile, sorted};
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};

@@ -5,8 +5,9 @@
 
 use super::build::caller;
 use super::queries::{self, Query, QuerySet, SetKind};
-use super::{db_path, timed_ms, VISIBILITIES, VISIBLE_SQL};
+use super::{db_path, VISIBILITIES, VISIBLE_SQL};
 use crate::memory;
+use crate::stats::timed_ms;
 use rusqlite::{params_from_iter, Connection};
 use serde::{Deserialize, Serialize};
 use session_search::{Store, StoreOptions};

@@ -25,7 +25,6 @@ use crate::store::databases;
 use serde::de::DeserializeOwned;
 use std::error::Error;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// The hidden first argument that makes this executable run one job of
 /// this part.
@@ -152,11 +151,4 @@ pub fn child_main(args: &[String]) -> Result<(), Box<dyn Error>> {
     };
     println!("{report}");
     Ok(())
-}
-
-/// Runs `f` and returns its value with its wall-clock time in milliseconds.
-fn timed_ms<T, E>(f: impl FnOnce() -> Result<T, E>) -> Result<(T, f64), E> {
-    let start = Instant::now();
-    let value = f()?;
-    Ok((value, start.elapsed().as_secs_f64() * 1e3))
 }

@@ -5,10 +5,11 @@
 //! a child process.
 
 use super::databases::{self, Database, Variant, TRANSACTION_ROWS};
+use super::in_child;
 use super::transcript::{self, Transcript};
-use super::{in_child, timed_ms};
 use crate::corpus::Lengths;
 use crate::memory;
+use crate::stats::timed_ms;
 use crate::stats::{median, sorted};
 use serde::{Deserialize, Serialize};
 use session_search::IndexingMode;

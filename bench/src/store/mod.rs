@@ -22,7 +22,6 @@ use crate::report::Target;
 use serde::de::DeserializeOwned;
 use std::error::Error;
 use std::path::Path;
-use std::time::Instant;
 
 /// The hidden first argument that makes this executable run one store
 /// benchmark.
@@ -93,11 +92,4 @@ pub fn child_main(args: &[String]) -> Result<(), Box<dyn Error>> {
     };
     println!("{report}");
     Ok(())
-}
-
-/// Runs `f` and returns its value with its wall-clock time in milliseconds.
-fn timed_ms<T, E>(f: impl FnOnce() -> Result<T, E>) -> Result<(T, f64), E> {
-    let start = Instant::now();
-    let value = f()?;
-    Ok((value, start.elapsed().as_secs_f64() * 1e3))
 }

@@ -5,12 +5,12 @@
 //! searches run.
 
 use super::databases::{self, Database, Variant, TRANSACTION_ROWS};
-use super::timed_ms;
 use super::transcript::{self, Transcript};
 use crate::corpus::Lengths;
 use crate::memory;
 use crate::search::fts5_string;
 use crate::stats::sorted;
+use crate::stats::timed_ms;
 use serde::{Deserialize, Serialize};
 use session_search::{IndexingMode, Store};
 use std::error::Error;

@@ -3,10 +3,10 @@
 //! to single appends into the same session.
 
 use super::databases::{self, Database, Variant};
-use super::timed_ms;
 use super::transcript::{self, Transcript};
 use crate::corpus::Lengths;
 use crate::memory;
+use crate::stats::timed_ms;
 use crate::stats::{median, sorted};
 use serde::{Deserialize, Serialize};
 use session_search::IndexingMode;
