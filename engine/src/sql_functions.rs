@@ -250,7 +250,8 @@ fn sessions_tokenize(_: &dyn Connection, args: &[Value]) -> Result<Value, String
 /// `sessions_tokenize(text [, args])`: the tokens of `text` under the
 /// tokenizer arguments `args` (e.g. `'cjk 1'`), as a JSON array of
 /// `{"token","start","end"}` objects, one per FTS5 position. Offsets are bytes
-/// of the UTF-8 text.
+/// of the UTF-8 text. Each token is written out as it is made, so a long
+/// text costs memory for its JSON, not for a JSON value per token.
 ///
 /// # Errors
 ///
@@ -258,12 +259,17 @@ fn sessions_tokenize(_: &dyn Connection, args: &[Value]) -> Result<Value, String
 pub fn tokenize(text: &[u8], args: &str) -> Result<String, ArgumentError> {
     let args: Vec<&str> = args.split_whitespace().collect();
     let mut tokenizer = Tokenizer::new(Options::parse(&args)?);
-    let tokens: Vec<_> = tokenizer
-        .tokens(text)
-        .into_iter()
-        .map(|(token, start, end)| json!({ "token": token, "start": start, "end": end }))
-        .collect();
-    Ok(serde_json::Value::from(tokens).to_string())
+    let mut json = String::from("[");
+    let _ = tokenizer.tokenize::<()>(text, &mut |token| {
+        if json.len() > 1 {
+            json.push(',');
+        }
+        let token = json!({ "token": token.text, "start": token.start, "end": token.end });
+        json.push_str(&token.to_string());
+        Ok(())
+    });
+    json.push(']');
+    Ok(json)
 }
 
 #[cfg(test)]

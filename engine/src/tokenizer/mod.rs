@@ -226,8 +226,7 @@ impl Tokenizer {
         Ok(())
     }
 
-    /// Collects the tokens of `text` as `(text, start, end)`, for tests and
-    /// the `sessions_tokenize()` SQL function.
+    /// Collects the tokens of `text` as `(text, start, end)`.
     pub fn tokens(&mut self, text: &[u8]) -> Vec<(String, usize, usize)> {
         let mut tokens = Vec::new();
         let _ = self.tokenize::<()>(text, &mut |t| {
