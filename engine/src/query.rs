@@ -626,7 +626,11 @@ mod tests {
             expression("conf*"),
             format!(r#"("{}*conf" OR "conf")"#, tiers::MARKER)
         );
-        assert_eq!(expression("confi*"), r#""confi"*"#);
+        assert_eq!(
+            expression("confi*"),
+            format!(r#"("{}*confi" OR "confi")"#, tiers::MARKER)
+        );
+        assert_eq!(expression("configura*"), r#""configura"*"#);
     }
 
     #[test]

@@ -136,7 +136,7 @@ class InitTest(StoreTestCase):
         self.assertEqual(first, second)
         self.assertEqual(
             first,
-            {"schema_version": 11, "tokenizer_version": 10, "redaction_version": 2,
+            {"schema_version": 11, "tokenizer_version": 11, "redaction_version": 2,
              "redaction_patterns": 0, "messages": 0, "indexed": 0, "pending": 0,
              "indexing": "immediate"},
         )
@@ -327,23 +327,33 @@ class InitTest(StoreTestCase):
                 conn.execute("UPDATE session_search_meta SET value = ? WHERE key = ?", (old, key))
                 self.assertEqual(found(conn, "hello", "a"), [kept])
 
-    def test_prefixes_of_three_or_four_letters_find_every_word_they_start(self):
+    def test_prefixes_of_three_to_eight_letters_find_every_word_they_start(self):
         conn = store()
         session(conn, "s")
-        for id_, text in ((1, "dep"), (2, "depl"), (3, "deploy"), (4, "Deployment done"),
-                          (5, "that is all"), (6, "thaw the depot"), (7, "nothing else")):
+        for id_, text in ((1, "dep"), (2, "depl"), (3, "deploy"), (4, "Deployments done"),
+                          (5, "that is all"), (6, "thaw the depot"), (7, "nothing else"),
+                          (8, "deploymentsmanager"), (9, "there"), (10, "therefore")):
             say(conn, "s", "user", text, id_, id=id_)
-        # Words of 4 letters or more carry prefix tokens; shorter words and
-        # common words are asked for as themselves.
+        # Words of 4 letters or more carry prefix tokens of 3 to 8 letters
+        # shorter than themselves; shorter words and common words are asked
+        # for as themselves.
         conn.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, session_search_fts, 'row')")
         terms = {t[2:] for (t,) in conn.execute("SELECT term FROM terms WHERE term LIKE ?", ("\ue000*%",))}
-        self.assertEqual(terms, {"dep", "depl", "depo", "don", "els", "not", "noth", "tha"})
+        self.assertEqual(terms, {"dep", "depl", "deplo", "deploy", "deploym", "deployme", "depo", "don", "els",
+                                 "not", "noth", "nothi", "nothin", "tha", "the", "ther", "there", "theref",
+                                 "therefo", "therefor"})
         for order in ("relevance", "recent"):
-            self.assertEqual(found(conn, "dep*", "s", order=order), [1, 2, 3, 4, 6])
-            self.assertEqual(found(conn, "DEPL*", "s", order=order), [2, 3, 4])
-            self.assertEqual(found(conn, "deplo*", "s", order=order), [3, 4])
+            self.assertEqual(found(conn, "dep*", "s", order=order), [1, 2, 3, 4, 6, 8])
+            self.assertEqual(found(conn, "DEPL*", "s", order=order), [2, 3, 4, 8])
+            self.assertEqual(found(conn, "deplo*", "s", order=order), [3, 4, 8])
+            self.assertEqual(found(conn, "deploy*", "s", order=order), [3, 4, 8])
+            self.assertEqual(found(conn, "deployme*", "s", order=order), [4, 8])
+            # Longer than the prefix tokens: an FTS5 prefix.
+            self.assertEqual(found(conn, "deploymen*", "s", order=order), [4, 8])
+            self.assertEqual(found(conn, "deploymentsm*", "s", order=order), [8])
             self.assertEqual(found(conn, "tha*", "s", order=order), [5, 6])
-            self.assertEqual(found(conn, "th*", "s", order=order), [5, 6])
+            self.assertEqual(found(conn, "th*", "s", order=order), [5, 6, 9, 10])
+            self.assertEqual(found(conn, "there*", "s", order=order), [9, 10])
             self.assertEqual(found(conn, "tha* done", "s", order=order), [])
             self.assertEqual(found(conn, "dep* done", "s", order=order), [4])
 

@@ -164,13 +164,14 @@ fn prefix_finds_exactly_its_messages(
     messages: Vec<String>,
     pick: (usize, usize, usize),
 ) -> Result<(), TestCaseError> {
-    // The first 1 to 6 characters of a token of one message, as its text.
+    // The first 1 to 10 characters of a token of one message, as its text:
+    // shorter than, as long as and longer than the prefix tokens.
     let (source, source_tokens) = source(&messages, pick.0);
     if source_tokens.is_empty() {
         return Ok(());
     }
     let (_, start, end) = &source_tokens[pick.1 % source_tokens.len()];
-    let prefix: String = source[*start..*end].chars().take(1 + pick.2 % 6).collect();
+    let prefix: String = source[*start..*end].chars().take(1 + pick.2 % 10).collect();
     let prefix_tokens = tokens(&prefix);
     let [(wanted, ..)] = prefix_tokens.as_slice() else {
         return Ok(());

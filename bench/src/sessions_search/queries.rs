@@ -36,8 +36,8 @@ pub enum SetKind {
     TwoWords,
     /// Two or three consecutive words of a message, as a quoted phrase.
     Phrase,
-    /// The first 3 or 4 characters of a word of at least 5, as a prefix
-    /// (`dep*`).
+    /// The first characters of a word of at least 4, 3 of them or more
+    /// and fewer than the word's (`dep*`, `deploym*`), as a prefix.
     Prefix,
     /// One character of a CJK run.
     Cjk1,
@@ -234,12 +234,12 @@ impl<'c> Sampler<'c> {
                 matches_at_most(self.conn, &word, 0)?.then(|| Query::new(&[&word], false))
             }
             SetKind::Prefix => {
-                let long: Vec<&str> = words.iter().copied().filter(|w| w.len() >= 5).collect();
+                let long: Vec<&str> = words.iter().copied().filter(|w| w.len() >= 4).collect();
                 if long.is_empty() {
                     return Ok(None);
                 }
                 let word = long[self.rng.below(long.len())];
-                Some(Query::prefix(&word[..self.rng.between(3, 4)]))
+                Some(Query::prefix(&word[..self.rng.between(3, word.len() - 1)]))
             }
             SetKind::TwoWords if words.len() >= 2 => {
                 let first = words[self.rng.below(words.len())];

@@ -63,7 +63,7 @@ pub const MAX_TOKEN_BYTES: usize = 256;
 
 /// Version of the token stream. Bump it whenever a change to this module
 /// changes any token, so databases indexed by an older version are rebuilt.
-pub const TOKENIZER_VERSION: u32 = 10;
+pub const TOKENIZER_VERSION: u32 = 11;
 
 /// The token that follows a run of a spaceless script when more tokens
 /// follow it; it cannot come from text, since control characters are never
