@@ -42,9 +42,9 @@ message with probability proportional to its length, then a token of it (the eng
 tokenizer); words have >= {min_word} characters. Sets: 1 word (as drawn, so mostly common words);
 a rare word (at most {rare} matches in the index); 2 words of one message; a phrase of 2-3
 consecutive words separated by single spaces; a prefix (the first 3 or more characters of a word
-of >= 4, one fewer than the word at most, `dep*`; LIKE '%dep%'); 1 and 2 consecutive characters of a CJK run; no match (a drawn word
-with `qz` and a number appended, in no message). Every set and visibility is run once untimed
-(warm-up), then timed, per method:
+of >= 4, one fewer than the word at most, `dep*`; LIKE '%dep%'); 1 and 2 consecutive characters
+of a CJK run; no match (a drawn word with `qz` and a number appended, in no message). Every set
+and visibility is run once untimed (warm-up), then timed, per method:
   session-search  `{ss}` on the wrapper's connection, options
                   {{\"caller\":…,\"visibility\":…}} (limit 10, snippets, redaction; the
                   default rankWindow: BM25 over the {window} newest visible matches)
