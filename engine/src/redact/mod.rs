@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// What replaces every secret, in the index and in everything returned. It
@@ -310,28 +311,54 @@ impl Redactor {
 
     /// The byte ranges of `text` that are secret, sorted and merged.
     pub fn secret_spans(&self, text: &str) -> Vec<Range<usize>> {
-        let plain = View::plain(text);
-        let joined = View::joined(text);
-        if joined.joins.is_empty() {
-            return merge(self.scan(&plain));
-        }
-        // The two views are independent scans: a long text has them run on
-        // two threads (one, when no other can be started).
-        let (mut spans, found) = if text.len() >= PARALLEL_BYTES {
-            std::thread::scope(|scope| {
-                let other = std::thread::Builder::new().spawn_scoped(scope, || self.scan(&joined));
-                let spans = self.scan(&plain);
-                let found = match other {
-                    Ok(other) => other
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                    Err(_) => self.scan(&joined),
-                };
-                (spans, found)
-            })
-        } else {
-            (self.scan(&plain), self.scan(&joined))
+        self.secret_spans_on(text, text.len() >= PARALLEL_BYTES)
+    }
+
+    /// [`Redactor::secret_spans`], on two threads if `parallel`: the text
+    /// and its line-joined view are each scanned by their patterns, and
+    /// each thread takes the next pattern of a view that no thread has
+    /// taken. The first thread starts with the text, the second with the
+    /// joined view (it makes it), and each then helps with the other's
+    /// view; either finds a view's patterns if it gets there first, so one
+    /// thread does it all when no other can be started.
+    fn secret_spans_on(&self, text: &str, parallel: bool) -> Vec<Range<usize>> {
+        let plain = OnceLock::new();
+        let joined = OnceLock::new();
+        let plain_work = || Work::new(View::plain(text), self);
+        // None when no lines were joined: the joined view is the text.
+        let joined_work = || {
+            let view = View::joined(text);
+            (!view.joins.is_empty()).then(|| Work::new(view, self))
         };
+        let mut spans = Vec::new();
+        let mut found = Vec::new();
+        std::thread::scope(|scope| {
+            let second = parallel.then(|| {
+                std::thread::Builder::new().spawn_scoped(scope, || {
+                    let (mut spans, mut found) = (Vec::new(), Vec::new());
+                    if let Some(work) = joined.get_or_init(joined_work) {
+                        work.help(&mut found);
+                    }
+                    plain.get_or_init(plain_work).help(&mut spans);
+                    (spans, found)
+                })
+            });
+            plain.get_or_init(plain_work).help(&mut spans);
+            if let Some(work) = joined.get_or_init(joined_work) {
+                work.help(&mut found);
+            }
+            if let Some(Ok(second)) = second {
+                let (more, more_found) = second
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                spans.extend(more);
+                found.extend(more_found);
+            }
+        });
+        let Some(Some(joined)) = joined.into_inner() else {
+            return merge(spans);
+        };
+        let joined = joined.view;
         for span in &mut spans {
             *span = joined.continued(span.clone());
         }
@@ -339,19 +366,18 @@ impl Redactor {
         merge(spans)
     }
 
-    /// The secrets every pattern finds in `view`, in its offsets: the
-    /// default patterns the prefilter leaves, and every extra one.
-    fn scan(&self, view: &View<'_>) -> Vec<Range<usize>> {
+    /// The patterns that scan `view`: the default ones its prefilter
+    /// leaves, then every extra one.
+    fn patterns(&self, view: &View<'_>) -> Vec<&Compiled> {
         let (defaults, prefilter) = defaults();
         let candidates = prefilter.candidates(&view.text);
-        let mut spans = Vec::new();
-        for (pattern, _) in defaults.iter().zip(candidates).filter(|(_, may)| *may) {
-            pattern.scan(view, &mut spans);
-        }
-        for pattern in &self.extra {
-            pattern.scan(view, &mut spans);
-        }
-        spans
+        defaults
+            .iter()
+            .zip(candidates)
+            .filter(|(_, may)| *may)
+            .map(|(pattern, _)| pattern)
+            .chain(&self.extra)
+            .collect()
     }
 
     /// `text` with every secret replaced by [`REDACTED`]; `text` itself
@@ -624,6 +650,34 @@ impl<'a> View<'a> {
             n.checked_sub(1).map_or(0, |i| self.joins[i].removed)
         };
         span.start + removed_up_to(span.start, true)..span.end + removed_up_to(span.end, false)
+    }
+}
+
+/// A view and the patterns that scan it, taken one at a time by whichever
+/// thread is free.
+struct Work<'v, 'r> {
+    view: View<'v>,
+    patterns: Vec<&'r Compiled>,
+    /// How many patterns have been taken.
+    taken: AtomicUsize,
+}
+
+impl<'v, 'r> Work<'v, 'r> {
+    fn new(view: View<'v>, redactor: &'r Redactor) -> Work<'v, 'r> {
+        let patterns = redactor.patterns(&view);
+        Work {
+            view,
+            patterns,
+            taken: AtomicUsize::new(0),
+        }
+    }
+
+    /// Scans the view with each pattern not yet taken, adding the secrets
+    /// found, in the view's offsets, to `out`.
+    fn help(&self, out: &mut Vec<Range<usize>>) {
+        while let Some(pattern) = self.patterns.get(self.taken.fetch_add(1, Relaxed)) {
+            pattern.scan(&self.view, out);
+        }
     }
 }
 

@@ -269,27 +269,100 @@ fn scanned_by_every_default(text: &str) -> Vec<Range<usize>> {
     merge(spans)
 }
 
+/// Texts of pieces of secrets of every family, glued at random.
+fn glued_pieces() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::strategy::Strategy;
+    proptest::collection::vec(proptest::sample::select(PIECES.to_vec()), 0..24)
+        .prop_map(|pieces| pieces.concat())
+}
+
+/// What [`glued_pieces`] glues.
+const PIECES: &[&str] = &[
+    "ghp_",
+    "sk-",
+    "sk_live_",
+    "xoxb-",
+    "AKIA",
+    "AIza",
+    "eyJ",
+    "hf_",
+    "glpat-",
+    "SG.",
+    "Bearer",
+    "AUTHORIZATION",
+    "Cookie",
+    "Set-Cookie",
+    "password",
+    "PassWord",
+    "secret",
+    "token",
+    "api_key",
+    "DB_PASS",
+    "key",
+    "Key",
+    "\u{212A}ey",
+    "\u{17F}ecret",
+    "://",
+    "user:",
+    "@host",
+    "=",
+    ":",
+    ": ",
+    "\"",
+    "'",
+    "\\\"",
+    " ",
+    "\n",
+    "\n  ",
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "-----END RSA PRIVATE KEY-----",
+    "mysql -u root -p",
+    "--password",
+    "-u",
+    "sig=",
+    "?",
+    "&",
+    "Private-Lines: 2",
+    "Private-MAC: ",
+    "密码",
+    "是",
+    "パスワード",
+    "<password>",
+    "</",
+    "login x password ",
+    "0123456789",
+    "abcdefghijklmnop",
+    "ABCDEFGHIJKLMNOP",
+    "Zx9Qw8Er7Ty6Ui5Op4",
+    "host:5432:db:user:",
+    "123456789:AA",
+    "MTIzNDU2Nzg5MDEyMzQ1Njc4",
+    ".abcdef.",
+    "atlasv1",
+    "the",
+    "is",
+    "now",
+];
+
 proptest::proptest! {
-    /// Pieces of secrets of every family, glued at random: the prefilter
-    /// never changes what the patterns find.
+    /// The prefilter never changes what the patterns find.
     #[test]
-    fn the_prefilter_never_changes_what_is_found(
-        pieces in proptest::collection::vec(proptest::sample::select(vec![
-            "ghp_", "sk-", "sk_live_", "xoxb-", "AKIA", "AIza", "eyJ", "hf_", "glpat-", "SG.",
-            "Bearer", "AUTHORIZATION", "Cookie", "Set-Cookie", "password", "PassWord", "secret",
-            "token", "api_key", "DB_PASS", "key", "Key", "\u{212A}ey", "\u{17F}ecret", "://", "user:",
-            "@host", "=", ":", ": ", "\"", "'", "\\\"", " ", "\n", "\n  ", "-----BEGIN RSA PRIVATE KEY-----",
-            "-----END RSA PRIVATE KEY-----", "mysql -u root -p", "--password", "-u", "sig=", "?", "&",
-            "Private-Lines: 2", "Private-MAC: ", "密码", "是", "パスワード", "<password>", "</", "login x password ",
-            "0123456789", "abcdefghijklmnop", "ABCDEFGHIJKLMNOP", "Zx9Qw8Er7Ty6Ui5Op4", "host:5432:db:user:",
-            "123456789:AA", "MTIzNDU2Nzg5MDEyMzQ1Njc4", ".abcdef.", "atlasv1", "the", "is", "now",
-        ]), 0..24)
-    ) {
-        let text: String = pieces.concat();
+    fn the_prefilter_never_changes_what_is_found(text in glued_pieces()) {
         let redactor = Redactor::new::<&str>(&[]).unwrap();
+        let work = Work::new(View::plain(&text), &redactor);
+        let mut spans = Vec::new();
+        work.help(&mut spans);
+        proptest::prop_assert_eq!(merge(spans), scanned_by_every_default(&text), "{:?}", text);
+    }
+
+    /// Two threads sharing the patterns of the text and of its joined view
+    /// find what one thread finds, host patterns included.
+    #[test]
+    fn two_threads_find_what_one_finds(text in glued_pieces()) {
+        let redactor = Redactor::new(&["(?i:the)[ \\n]+is"]).unwrap();
         proptest::prop_assert_eq!(
-            merge(redactor.scan(&View::plain(&text))),
-            scanned_by_every_default(&text),
+            redactor.secret_spans_on(&text, true),
+            redactor.secret_spans_on(&text, false),
             "{:?}", text
         );
     }
