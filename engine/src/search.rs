@@ -50,11 +50,16 @@ pub const TIER_BUDGET: i64 = 20_000;
 /// every term they hold (see [`partial_rows`]).
 const RARE_TERM_BUDGET: i64 = 3000;
 
-/// Visible matches above which a one-word search is ranked from its impact
-/// tiers even within `rankWindow`: reading a tier's marker costs less than
-/// ranking a few hundred matches (on the 1 M-message bench index, a word
-/// with a few hundred matches at `agent` took 1.2–1.7 ms from the tiers, 2–4
-/// ms ranked in full), while a handful is ranked in full at once.
+/// Matches in the whole index above which a one-word search is ranked from
+/// its impact tiers even within `rankWindow`: reading a tier's marker costs
+/// less than ranking a few hundred matches (on the 1 M-message bench index,
+/// a word with a few hundred matches at `agent` took 1.2–1.7 ms from the
+/// tiers, 2–4 ms ranked in full), while a handful is ranked in full at
+/// once. They are counted without the caller's scope word, which FTS5
+/// would step through to each match: one CJK character at `agent` on the
+/// 3 M-message bench index took 16% less time so; a word common in the
+/// index but found in a few of the caller's messages goes through its
+/// tiers before it is ranked in full (about 10% more time).
 const TIERS_FROM: i64 = 100;
 
 /// How many rows (at most ?2) match FTS5 expression ?1: enough to tell a
@@ -418,9 +423,9 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
 /// tell that the page is full. When no tier proves its page, or the tiers
 /// tried hold more than [`TIER_BUDGET`] visible matches, a word found in at
 /// most [`TIER_BUDGET`] messages has every match ranked. `None` when the
-/// query is not one word, when it matches at most the smaller of `window`
-/// and [`TIERS_FROM`] messages (ranking the window is then exhaustive, and
-/// cheap), or when it matches more than the budget and no tier proves its
+/// query is not one word, when the whole index holds at most the smaller of
+/// `window` and [`TIERS_FROM`] messages that match it (ranking the window is
+/// then exhaustive, and cheap), or when it matches more than the budget and no tier proves its
 /// page (the caller then ranks the newest matches).
 fn exact_by_tiers(
     db: &dyn Connection,
@@ -432,10 +437,12 @@ fn exact_by_tiers(
     if query.single_word().is_none() {
         return Ok(None);
     }
-    let every_match = query.fts5_expression(scope);
-    if matches_at_most(db, &every_match, window.min(TIERS_FROM))? {
+    // Counted in the whole index, from the word's own list: counting the
+    // caller's matches would step through the scope word's list to each.
+    if matches_at_most(db, &query.fts5_expression(None), window.min(TIERS_FROM))? {
         return Ok(None);
     }
+    let every_match = query.fts5_expression(scope);
     // Ranking every match when the tiers prove nothing: at most the budget.
     let every_match_ranked = || -> Result<Option<Vec<Vec<Value>>>> {
         if window >= TIER_BUDGET || !matches_at_most(db, &every_match, TIER_BUDGET)? {

@@ -1290,6 +1290,49 @@ fn one_word_ranking_is_exhaustive_bm25_whatever_the_age_of_the_best_hits() {
 }
 
 #[test]
+fn a_word_common_elsewhere_and_rare_for_the_caller_is_ranked_exactly() {
+    // Whether a word is rare enough to rank in full is told from the whole
+    // index; a word in hundreds of other agents' messages and in fewer
+    // than a page, or a few pages, of the caller's goes through its tiers
+    // and is still ranked as exhaustive BM25 ranks the caller's matches.
+    let store = store();
+    session(&store, "main:a", "main", None);
+    session(&store, "other:b", "other", None);
+    let mut rng = Rng(0xc0de);
+    let mut filler = |n: usize| -> String {
+        (0..n)
+            .map(|_| rng.string("abcdefgh", 3))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for i in 0..600 {
+        let text = format!("{} ship dock {}", filler(2 + i % 30), filler(3));
+        say(&store, "other:b", Role::User, &text, i as i64);
+    }
+    for i in 0..40 {
+        let ship = if i % 8 == 0 { "ship " } else { "" };
+        let text = format!(
+            "{} {ship}{}dock {}",
+            filler(1 + i % 20),
+            "dock ".repeat(i % 3),
+            filler(2)
+        );
+        say(&store, "main:a", Role::Assistant, &text, 1000 + i as i64);
+    }
+    for visibility in [Visibility::Tree, Visibility::Agent] {
+        for word in ["ship", "dock"] {
+            let found = search(&store, word, &with("main:a", visibility, 10));
+            let scored: Vec<(i64, f64)> = found.results.iter().map(|h| (h.id, h.score)).collect();
+            assert_eq!(
+                scored,
+                bm25_top(&store, word, &["main:a"], 10),
+                "{word} {visibility:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn tiers_rank_exactly_when_the_average_message_is_far_shorter_than_their_reference() {
     // Tiers are cut against a reference length (64 tokens); in an index of
     // very short messages a word alone in a one-word message outscores its
