@@ -424,9 +424,9 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
 /// tried hold more than [`TIER_BUDGET`] visible matches, a word found in at
 /// most [`TIER_BUDGET`] messages has every match ranked. `None` when the
 /// query is not one word, when the whole index holds at most the smaller of
-/// `window` and [`TIERS_FROM`] messages that match it (ranking the window is
-/// then exhaustive, and cheap), or when it matches more than the budget and no tier proves its
-/// page (the caller then ranks the newest matches).
+/// `window` and [`TIERS_FROM`] messages that match it (ranking the window
+/// is then exhaustive, and cheap), or when it matches more than the budget
+/// and no tier proves its page (the caller then ranks the newest matches).
 fn exact_by_tiers(
     db: &dyn Connection,
     query: &Query,
