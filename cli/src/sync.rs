@@ -52,6 +52,10 @@ const SETTLE_LIMIT: Duration = Duration::from_secs(1);
 /// How often `--watch` makes a pass with no change reported.
 pub const RESCAN: Duration = Duration::from_secs(60);
 
+/// The longest `mcp --watch` waits for its folders to be watched before it
+/// serves (watching a large tree takes a while on some file systems).
+const WATCH_START_WAIT: Duration = Duration::from_secs(10);
+
 /// What one pass did.
 #[derive(Debug, Default, serde::Serialize)]
 pub struct SyncReport {
@@ -259,38 +263,23 @@ impl<'a> Syncer<'a> {
     }
 
     /// Makes a pass, then another whenever the folders change, and at least
-    /// every [`RESCAN`]; hands each pass's outcome to `done`, after indexing
-    /// what it imported (with the number of messages indexed). Returns only
-    /// when the watcher fails.
+    /// every [`RESCAN`]; calls `watching` once the folders are first
+    /// watched (before the first pass, so that whatever is written from
+    /// then on is seen), and hands each pass's outcome to `done`, after
+    /// indexing what it imported (with the number of messages indexed).
+    /// Returns only when the watcher fails.
     pub fn watch(
         &self,
+        watching: impl FnOnce(),
         mut done: impl FnMut(Result<(SyncReport, i64), Failure>),
     ) -> Result<(), String> {
         let (events, changes) = mpsc::channel();
         let mut watcher = notify::recommended_watcher(events)
             .map_err(|e| format!("cannot watch the transcript folders: {e}"))?;
         let mut watched: Vec<(PathBuf, RecursiveMode)> = Vec::new();
+        let mut watching = Some(watching);
         loop {
-            // A folder that exists is watched whole; a file, with the folder
-            // it is in (a database's log is written beside it); for one that
-            // does not exist yet, the nearest folder above it that does, so
-            // that its creation starts a pass which then watches it.
-            let mut wanted: Vec<(PathBuf, RecursiveMode)> = Vec::new();
-            for source in &self.sources {
-                let folder = source.path.parent().filter(|_| source.path.is_file());
-                let watch = match (folder, source.path.exists()) {
-                    (Some(folder), _) => Some((folder.to_owned(), RecursiveMode::NonRecursive)),
-                    (None, true) => Some((source.path.clone(), RecursiveMode::Recursive)),
-                    (None, false) => source
-                        .path
-                        .ancestors()
-                        .find(|folder| folder.is_dir())
-                        .map(|folder| (folder.to_owned(), RecursiveMode::NonRecursive)),
-                };
-                if let Some(watch) = watch.filter(|watch| !wanted.contains(watch)) {
-                    wanted.push(watch);
-                }
-            }
+            let wanted = self.wanted();
             for (path, _) in watched.iter().filter(|watch| !wanted.contains(watch)) {
                 // It may be gone already, which ended its watch.
                 let _ = watcher.unwatch(path);
@@ -307,13 +296,45 @@ impl<'a> Syncer<'a> {
                     Err(e) => return Err(format!("cannot watch {}: {e}", path.display())),
                 }
             }
+            if let Some(watching) = watching.take() {
+                watching();
+            }
             done(
                 self.pass()
                     .map_err(Failure::from)
                     .and_then(|report| Ok((report, crate::index_pending(self.store, true)?))),
             );
-            self.settle(&changes)?;
+            // A folder that appeared while the watches were set up is not
+            // watched yet, and may get files after the pass: look again.
+            let now = self.wanted();
+            if now.len() == watched.len() && now.iter().all(|watch| watched.contains(watch)) {
+                self.settle(&changes)?;
+            }
         }
+    }
+
+    /// What to watch: a folder that exists, whole; a file, with the folder
+    /// it is in (a database's log is written beside it); for one that does
+    /// not exist yet, the nearest folder above it that does, so that its
+    /// creation starts a pass which then watches it.
+    fn wanted(&self) -> Vec<(PathBuf, RecursiveMode)> {
+        let mut wanted: Vec<(PathBuf, RecursiveMode)> = Vec::new();
+        for source in &self.sources {
+            let folder = source.path.parent().filter(|_| source.path.is_file());
+            let watch = match (folder, source.path.exists()) {
+                (Some(folder), _) => Some((folder.to_owned(), RecursiveMode::NonRecursive)),
+                (None, true) => Some((source.path.clone(), RecursiveMode::Recursive)),
+                (None, false) => source
+                    .path
+                    .ancestors()
+                    .find(|folder| folder.is_dir())
+                    .map(|folder| (folder.to_owned(), RecursiveMode::NonRecursive)),
+            };
+            if let Some(watch) = watch.filter(|watch| !wanted.contains(watch)) {
+                wanted.push(watch);
+            }
+        }
+        wanted
     }
 
     /// Waits for a change under the folders, then for them to be quiet;
@@ -432,26 +453,31 @@ pub fn run(db: &Path, args: &SyncArgs, quiet: bool, out: &mut dyn Write) -> Resu
     }
     let mut first = true;
     let mut failure = Ok(());
-    let watched = syncer.watch(|pass| {
-        let shown = match pass {
-            Ok((report, indexed)) if first || report.eventful() => match args.json {
-                true => serde_json::to_string(&report)
-                    .map(|json| json + "\n")
-                    .map_err(Failure::from),
-                false => Ok(describe_pass(&report, indexed)),
-            },
-            Ok(_) => return,
-            Err(Failure::Message(e)) => Ok(format!("session-search: sync failed, retrying: {e}\n")),
-            Err(Failure::Closed) => return,
-        };
-        first = false;
-        if quiet {
-            return;
-        }
-        if let Err(e) = shown.and_then(|text| Ok(out.write_all(text.as_bytes())?)) {
-            failure = Err(e);
-        }
-    });
+    let watched = syncer.watch(
+        || {},
+        |pass| {
+            let shown = match pass {
+                Ok((report, indexed)) if first || report.eventful() => match args.json {
+                    true => serde_json::to_string(&report)
+                        .map(|json| json + "\n")
+                        .map_err(Failure::from),
+                    false => Ok(describe_pass(&report, indexed)),
+                },
+                Ok(_) => return,
+                Err(Failure::Message(e)) => {
+                    Ok(format!("session-search: sync failed, retrying: {e}\n"))
+                }
+                Err(Failure::Closed) => return,
+            };
+            first = false;
+            if quiet {
+                return;
+            }
+            if let Err(e) = shown.and_then(|text| Ok(out.write_all(text.as_bytes())?)) {
+                failure = Err(e);
+            }
+        },
+    );
     failure?;
     watched.map_err(Failure::Message)
 }
@@ -495,20 +521,30 @@ fn describe_pass(report: &SyncReport, indexed: i64) -> String {
 }
 
 /// Follows `sources` into the database `db` on a thread of its own, with
-/// its own connection, while the caller goes on (`mcp --watch`). What goes
-/// wrong is said on stderr; a failed pass is retried at the next change.
+/// its own connection, while the caller goes on (`mcp --watch`); returns
+/// once the folders are watched, so that a transcript written after it
+/// returns is seen (or when the watcher could not start, or after
+/// [`WATCH_START_WAIT`]). What goes wrong is said on stderr; a failed pass
+/// is retried at the next change.
 pub fn watch_in_background(db: &Path, sources: Vec<Location>) {
     let db = db.to_owned();
+    let (started, watching) = mpsc::channel();
     std::thread::spawn(move || {
         let stopped = match crate::open(&db) {
             Ok(store) => Syncer::new(&store, sources)
                 .map_err(|e| e.to_string())
                 .and_then(|syncer| {
-                    syncer.watch(|pass| {
-                        if let Err(Failure::Message(e)) = pass {
-                            eprintln!("session-search: sync failed, retrying: {e}");
-                        }
-                    })
+                    syncer.watch(
+                        move || {
+                            // The caller may have stopped waiting.
+                            let _ = started.send(());
+                        },
+                        |pass| {
+                            if let Err(Failure::Message(e)) = pass {
+                                eprintln!("session-search: sync failed, retrying: {e}");
+                            }
+                        },
+                    )
                 }),
             Err(_) => Err(format!("cannot open {}", db.display())),
         };
@@ -516,4 +552,6 @@ pub fn watch_in_background(db: &Path, sources: Vec<Location>) {
             eprintln!("session-search: watching stopped: {e}");
         }
     });
+    // A message or the thread's end (its sender dropped) ends the wait.
+    let _ = watching.recv_timeout(WATCH_START_WAIT);
 }
