@@ -285,12 +285,13 @@ impl<'a> Syncer<'a> {
                 let _ = watcher.unwatch(path);
             }
             watched.retain(|watch| wanted.contains(watch));
-            for (path, mode) in wanted {
-                if watched.contains(&(path.clone(), mode)) {
+            for watch in &wanted {
+                if watched.contains(watch) {
                     continue;
                 }
-                match watcher.watch(&path, mode) {
-                    Ok(()) => watched.push((path, mode)),
+                let (path, mode) = watch;
+                match watcher.watch(path, *mode) {
+                    Ok(()) => watched.push(watch.clone()),
                     // Removed since it was looked at: the next pass sees.
                     Err(_) if !path.exists() => {}
                     Err(e) => return Err(format!("cannot watch {}: {e}", path.display())),
@@ -306,8 +307,7 @@ impl<'a> Syncer<'a> {
             );
             // A folder that appeared while the watches were set up is not
             // watched yet, and may get files after the pass: look again.
-            let now = self.wanted();
-            if now.len() == watched.len() && now.iter().all(|watch| watched.contains(watch)) {
+            if self.wanted() == wanted {
                 self.settle(&changes)?;
             }
         }
