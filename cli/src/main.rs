@@ -39,6 +39,7 @@ use session_search::{
     SearchRequest, SearchResponse, Store, StoreOptions, Visibility,
 };
 use session_search_engine::query::Query;
+use session_search_engine::question::Question;
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::ops::Range;
@@ -874,8 +875,19 @@ fn search(
         options,
     })?;
     let query = Query::parse(&args.query).ok();
+    let question = query.as_ref().map(Question::new);
+    let mut partial_heading = false;
     for hit in &response.results {
-        writeln!(
+        if hit.partial && !partial_heading {
+            partial_heading = true;
+            let heading = if response.results.iter().any(|hit| !hit.partial) {
+                "Partial matches: messages with only some of the words"
+            } else {
+                "No message has every word; partial matches: messages with some of them"
+            };
+            writeln!(out, "{}\n", human.style.bold(heading))?;
+        }
+        write!(
             out,
             "{}  {}  {}  {}",
             human.style.bold(&hit.session_key),
@@ -883,14 +895,33 @@ fn search(
             hit.role,
             hit.message_id
         )?;
+        if hit.partial {
+            write!(out, "  (matched: {})", hit.matched.join(", "))?;
+        }
+        writeln!(out)?;
         human.write_origin(store, &hit.session_key, out)?;
-        let spans = query
-            .as_ref()
-            .map_or_else(Vec::new, |q| q.match_spans(&hit.snippet));
+        let spans = match (&query, &question) {
+            (Some(_), Some(question)) if hit.partial => question.match_spans(&hit.snippet),
+            (Some(query), _) => query.match_spans(&hit.snippet),
+            _ => Vec::new(),
+        };
         writeln!(out, "  {}\n", human.style.highlight(&hit.snippet, &spans))?;
     }
     if response.results.is_empty() {
         human.note("No matches.");
+    }
+    let unmatched: Vec<&str> = response
+        .terms
+        .iter()
+        .flatten()
+        .filter(|term| term.messages == Some(0) && term.other_forms.unwrap_or(0) == 0)
+        .map(|term| term.term.as_str())
+        .collect();
+    if !unmatched.is_empty() {
+        human.note(&format!(
+            "No message you can see holds: {}. Leave out or replace those words.",
+            unmatched.join(", ")
+        ));
     }
     if response.truncated {
         human.note(

@@ -149,7 +149,9 @@ struct SearchArgs {
     /// accents); "quoted phrase" for words next to each other; `deplo*` for a
     /// prefix; `a OR b` for either. Chinese/Japanese/Korean text matches any
     /// substring. Fewer than `limit` all-word matches are topped up with the
-    /// best partial matches (marked `partial`).
+    /// best partial matches (marked `partial`, with the words each holds in
+    /// `matched`), which may also match other forms of a word (deployment
+    /// for deploy) and pieces of CJK text.
     query: String,
     /// 1-25 results (default 10).
     limit: Option<i64>,
@@ -214,7 +216,12 @@ impl Server {
             Quote phrases (\"connection refused\"), use `deplo*` for prefixes and `OR` for \
             alternatives. Each hit gives sessionKey, messageId, role, time and a redacted \
             excerpt; open the surrounding conversation with sessions_history(sessionKey, \
-            around=messageId). groupBy=session gives one hit per session."
+            around=messageId). groupBy=session gives one hit per session. Hits with every \
+            word come first; `partial` hits hold only the words in their `matched` and are \
+            weaker guesses. When fewer than `limit` hits hold every word, `terms` says how \
+            many messages hold each word: search again without a word that matched nothing \
+            (messages 0), or with another spelling or a synonym of it; a word found in 1000+ \
+            messages narrows little."
     )]
     async fn search(&self, Parameters(args): Parameters<Checked<SearchArgs>>) -> CallToolResult {
         self.answer(args.0.and_then(|args| self.run_search(args)))
@@ -353,7 +360,7 @@ impl Server {
                 let _ = write!(text, " · {hits} hits in this session");
             }
             if hit.partial {
-                text.push_str(" · partial match");
+                let _ = write!(text, " · partial match: {}", hit.matched.join(", "));
             }
             let _ = writeln!(text, "\n   {}", hit.snippet);
         }
@@ -361,6 +368,23 @@ impl Server {
             text.push_str(
                 "No matches. Try other exact words, fewer words, or a prefix (deplo*).\n",
             );
+        }
+        if let Some(terms) = &response.terms {
+            let counts: Vec<String> = terms
+                .iter()
+                .filter_map(|term| {
+                    let messages = term.messages?;
+                    let plus = if term.at_least { "+" } else { "" };
+                    Some(match term.other_forms {
+                        Some(others) if others > 0 => format!(
+                            "{} {messages}{plus} (+{others} in other forms)",
+                            term.term
+                        ),
+                        _ => format!("{} {messages}{plus}", term.term),
+                    })
+                })
+                .collect();
+            let _ = writeln!(text, "Messages holding each word: {}.", counts.join(", "));
         }
         if response.truncated {
             text.push_str("More matches exist: raise limit or narrow the search.\n");

@@ -24,14 +24,17 @@
   -- oldest message. ?14 = how many rows the page keeps, of every candidate
   -- read in this order (NULL: every candidate's rank is needed): a candidate
   -- that cannot rank among the best ?14 of those before it gets infinity
-  -- instead of its rank, its length never read.
+  -- instead of its rank, its length never read. ?15 = NULL, or for the fill
+  -- of a question the bits of the scored phrases that are other forms of a
+  -- term (rank.rs, Bm25::with_other_forms): every phrase then counts by its
+  -- own IDF.
   -- The limits are written `?10 + 0` (and `?9 + 0` in the pages): a bare
   -- parameter in a LIMIT makes SQLite 3.54 (the wrapper's bundled build)
   -- prepare the statement again whenever its value changes, which re-parses
   -- this text on almost every run.
   candidates(id, session_key, rank, created_at) AS (
     SELECT ~f.rowid, m.session_key,
-           sessions_rank(session_search_fts, (SELECT ~min(id) FROM messages), ?11, ?14), m.created_at
+           sessions_rank(session_search_fts, (SELECT ~min(id) FROM messages), ?11, ?14, ?15), m.created_at
     FROM session_search_fts f
     -- A NULL key finds no row without searching the table.
     LEFT JOIN messages m ON m.id = CASE WHEN ?13 THEN ~f.rowid END

@@ -379,7 +379,8 @@ pub struct Routines {
     pub result_error_code: unsafe extern "C" fn(*mut c_void, c_int),
 }
 
-/// Registers `sessions_rank(fts [, last_rowid [, ranked [, keep]]])`: FTS5's own
+/// Registers `sessions_rank(fts [, last_rowid [, ranked [, keep [,
+/// other_forms]]]])`: FTS5's own
 /// BM25 (a row's length is that of all its columns: the text, and the scope
 /// column's one token) of the phrases found in the first column, the
 /// message text, so the scope words of the second neither score nor cost a
@@ -391,7 +392,10 @@ pub struct Routines {
 /// cannot rank among the best `keep` of the rows ranked before it in the
 /// same query gets infinity instead of its rank (see [`BestRanks`]): a query
 /// that keeps its best `keep` rows of those it ranks, every one of them,
-/// gets the same rows and ranks, sooner.
+/// gets the same rows and ranks, sooner. With `other_forms` (an integer, NULL
+/// for none), every phrase counts by its own IDF, and those whose bit is
+/// set are other forms of a term (see [`Bm25::with_other_forms`]): the
+/// scoring of a question's fill.
 ///
 /// # Safety
 ///
@@ -453,6 +457,7 @@ unsafe extern "C" fn x_rank(
             last_rowid: integer(0),
             ranked: integer(1).and_then(|n| usize::try_from(n).ok()),
             keep: integer(2).and_then(|n| usize::try_from(n).ok()),
+            other_forms: integer(3).map(|bits| bits as u64),
         };
         (api, routines, arguments)
     };
@@ -473,6 +478,7 @@ struct RankArguments {
     last_rowid: Option<i64>,
     ranked: Option<usize>,
     keep: Option<usize>,
+    other_forms: Option<u64>,
 }
 
 /// What one query's calls of `sessions_rank` share (its aux data): BM25's
@@ -514,8 +520,12 @@ unsafe fn rank(
             if let Some(ranked) = arguments.ranked {
                 phrases = phrases.min(ranked);
             }
+            let mut bm25 = Bm25::new(RankTotals { rows, tokens }, phrases);
+            if let Some(other_forms) = arguments.other_forms {
+                bm25 = bm25.with_other_forms(other_forms);
+            }
             let fresh = Box::into_raw(Box::new(QueryRank {
-                bm25: Bm25::new(RankTotals { rows, tokens }, phrases),
+                bm25,
                 best: arguments.keep.map(BestRanks::new),
             }));
             ok((api.x_set_auxdata)(

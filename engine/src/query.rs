@@ -64,151 +64,19 @@ pub struct Term {
     pub tokens: Vec<String>,
     /// The last token matches any token it starts.
     pub prefix: bool,
+    /// Typed in quotes: matched as typed, also by the fill of a question.
+    pub quoted: bool,
 }
 
-/// How many tokens apart a question's content words may be in the messages
-/// the any-term fill puts first (see [`Query::near_pairs_ranked_by`]): FTS5's
-/// own default for `NEAR`, about a sentence.
-pub const NEAR_TOKENS: usize = 10;
-
-/// The most terms whose pairs [`Query::near_pairs_ranked_by`] joins (28
-/// pairs): the groups grow with the square of the terms, and a query may
-/// hold hundreds of words.
-pub const NEAR_MOST_TERMS: usize = 8;
-
-/// Words that frame a question rather than say what it is about
-/// (interrogatives, auxiliaries, pronouns, function words, the verbs of
-/// asking about a conversation or a decision and words of when: "where did
-/// we discuss…", "did we decide to use…", "last week"), sorted. The
-/// any-term fill leaves them out unless the query has nothing else.
-const FRAMING_WORDS: [&str; 126] = [
-    "a",
-    "about",
-    "again",
-    "ago",
-    "am",
-    "an",
-    "and",
-    "any",
-    "are",
-    "as",
-    "ask",
-    "asked",
-    "at",
-    "be",
-    "been",
-    "before",
-    "being",
-    "by",
-    "can",
-    "chat",
-    "chats",
-    "choose",
-    "chose",
-    "chosen",
-    "conversation",
-    "conversations",
-    "could",
-    "day",
-    "decide",
-    "decided",
-    "did",
-    "discuss",
-    "discussed",
-    "discussing",
-    "do",
-    "does",
-    "doing",
-    "done",
-    "earlier",
-    "ever",
-    "find",
-    "for",
-    "from",
-    "had",
-    "has",
-    "have",
-    "he",
-    "here",
-    "how",
-    "i",
-    "if",
-    "in",
-    "into",
-    "is",
-    "it",
-    "its",
-    "last",
-    "look",
-    "looked",
-    "may",
-    "me",
-    "mention",
-    "mentioned",
-    "might",
-    "must",
-    "my",
-    "of",
-    "on",
-    "or",
-    "our",
-    "pick",
-    "picked",
-    "recall",
-    "remember",
-    "remind",
-    "said",
-    "say",
-    "see",
-    "seen",
-    "shall",
-    "she",
-    "should",
-    "so",
-    "some",
-    "talk",
-    "talked",
-    "talking",
-    "tell",
-    "than",
-    "that",
-    "the",
-    "their",
-    "them",
-    "then",
-    "there",
-    "these",
-    "they",
-    "this",
-    "those",
-    "time",
-    "to",
-    "today",
-    "told",
-    "up",
-    "us",
-    "use",
-    "used",
-    "using",
-    "was",
-    "we",
-    "week",
-    "were",
-    "what",
-    "when",
-    "where",
-    "which",
-    "who",
-    "whom",
-    "whose",
-    "why",
-    "will",
-    "with",
-    "would",
-    "yesterday",
-    "you",
-    "your",
-];
+impl Term {
+    /// The term as a response names it: as typed, without the punctuation
+    /// that ends a sentence or a clause around it (`deploy?` is `deploy`).
+    pub fn shown(&self) -> &str {
+        self.text.trim_matches(|c: char| {
+            c.is_whitespace() || ".,;:!?()[]{}'`<>。、，；：！？（）「」『』【】".contains(c)
+        })
+    }
+}
 
 /// A compiled query.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -274,6 +142,7 @@ impl Query {
                 text,
                 tokens,
                 prefix,
+                quoted,
             };
             let index = terms.iter().position(|t| *t == term).unwrap_or_else(|| {
                 terms.push(term);
@@ -299,7 +168,7 @@ impl Query {
     /// those tokens' strings (see [`prefixes`]); a phrase (not a prefix)
     /// with a common word next to another word is matched with pair tokens
     /// (see [`pairs`]).
-    fn fts5_phrases(&self, index: usize) -> Vec<String> {
+    pub(crate) fn fts5_phrases(&self, index: usize) -> Vec<String> {
         let term = &self.terms[index];
         let pairs = pairs::phrase_has_pairs(&term.tokens);
         let one = if term.prefix {
@@ -319,7 +188,7 @@ impl Query {
 
     /// A term in an FTS5 expression: its strings, in parentheses joined by
     /// `OR` when they are several.
-    fn fts5_term(&self, index: usize) -> String {
+    pub(crate) fn fts5_term(&self, index: usize) -> String {
         match self.fts5_phrases(index).as_slice() {
             [one] => one.clone(),
             many => format!("({})", many.join(" OR ")),
@@ -367,91 +236,8 @@ impl Query {
         Some(Self::scoped(terms, scope))
     }
 
-    /// Whether the term at `index` is one word that only frames a
-    /// question (an interrogative, auxiliary, pronoun, function word or verb
-    /// of asking about a conversation).
-    pub fn frames_question(&self, index: usize) -> bool {
-        let term = &self.terms[index];
-        match term.tokens.as_slice() {
-            [word] if !term.prefix => FRAMING_WORDS.binary_search(&word.as_str()).is_ok(),
-            _ => false,
-        }
-    }
-
-    /// Whether some hits of [`Query::fts5_expression`] may miss a term, so
-    /// that an any-term search can find more: two clauses or more.
-    pub fn has_partial_matches(&self) -> bool {
-        self.clauses.len() > 1
-    }
-
-    /// An expression that matches any of the terms at `indices` (all terms
-    /// for a plain any-term search).
-    pub fn any_term_expression(&self, indices: &[usize], scope: Option<&str>) -> String {
-        Self::scoped(self.alternatives(indices), scope)
-    }
-
-    /// An expression that matches any of the terms at `required` and puts
-    /// the terms at `scored` first, and how many phrases those are, so that
-    /// ranking the leading phrases scores a match by all of those terms:
-    /// the messages that hold a rare term, ranked by every term they hold.
-    pub fn any_term_ranked_by(
-        &self,
-        scored: &[usize],
-        required: &[usize],
-        scope: Option<&str>,
-    ) -> (String, usize) {
-        self.ranked_by(scored, &self.alternatives(required), scope)
-    }
-
-    /// The messages matching FTS5 expression `required` that hold one of
-    /// the terms at `scored`, those terms' phrases first, and how many
-    /// phrases those are.
-    fn ranked_by(&self, scored: &[usize], required: &str, scope: Option<&str>) -> (String, usize) {
-        let terms = format!("({}) AND ({required})", self.alternatives(scored));
-        let phrases = scored.iter().map(|&i| self.fts5_phrases(i).len()).sum();
-        (Self::scoped(terms, scope), phrases)
-    }
-
-    /// Like [`Query::any_term_ranked_by`], the messages holding two of the
-    /// terms at `scored` within [`NEAR_TOKENS`] tokens of each other (one
-    /// `NEAR` group per pair), ranked by every one of those terms they
-    /// hold: where a question's content words are discussed together. Terms
-    /// that are several FTS5 strings (a prefix read through its prefix
-    /// tokens) join no group, as `NEAR` cannot hold them, and only the first
-    /// [`NEAR_MOST_TERMS`] of the others do; `None` when fewer than two
-    /// remain.
-    pub fn near_pairs_ranked_by(
-        &self,
-        scored: &[usize],
-        scope: Option<&str>,
-    ) -> Option<(String, usize)> {
-        let phrases: Vec<String> = scored
-            .iter()
-            .filter_map(|&index| match self.fts5_phrases(index).as_slice() {
-                [one] => Some(one.clone()),
-                _ => None,
-            })
-            .take(NEAR_MOST_TERMS)
-            .collect();
-        let mut groups = Vec::new();
-        for (i, first) in phrases.iter().enumerate() {
-            for second in &phrases[i + 1..] {
-                groups.push(format!("NEAR({first} {second}, {NEAR_TOKENS})"));
-            }
-        }
-        if groups.is_empty() {
-            return None;
-        }
-        Some(self.ranked_by(scored, &groups.join(" OR "), scope))
-    }
-
-    fn alternatives(&self, indices: &[usize]) -> String {
-        let terms: Vec<String> = indices.iter().map(|&i| self.fts5_term(i)).collect();
-        terms.join(" OR ")
-    }
-
     /// `terms` limited to the text column, and to `scope` when given.
-    fn scoped(terms: String, scope: Option<&str>) -> String {
+    pub(crate) fn scoped(terms: String, scope: Option<&str>) -> String {
         match scope {
             Some(scope) => format!(
                 "{{text}} : ({terms}) AND {{scope}} : \"{}\"",
@@ -465,7 +251,7 @@ impl Query {
     /// phrase match spans from its first token to its last.
     pub fn match_spans(&self, text: &str) -> Vec<Range<usize>> {
         let mut spans = Vec::new();
-        self.scan_matches(text, &mut |_, _, span| {
+        scan(&self.patterns(), text, &mut |_, _, _, span| {
             spans.push(span);
             ControlFlow::Continue(())
         });
@@ -478,9 +264,10 @@ impl Query {
     /// holds only the last few tokens meanwhile, so a long text costs no
     /// memory.
     pub fn first_match(&self, text: &str) -> Option<Range<usize>> {
-        let longest = self.terms.iter().map(|t| t.tokens.len()).max()?;
+        let patterns = self.patterns();
+        let longest = patterns.iter().map(|p| p.tokens.len()).max()?;
         let mut best: Option<(usize, Range<usize>)> = None;
-        self.scan_matches(text, &mut |first, last, span| {
+        scan(&patterns, text, &mut |_, first, last, span| {
             if let Some((best_first, best_span)) = &best {
                 if last >= best_first + longest {
                     // This and every later match start after the best one.
@@ -496,58 +283,78 @@ impl Query {
         best.map(|(_, span)| span)
     }
 
-    /// Calls `found` with the indices of its first and last tokens and the
-    /// byte range of each match of a term in `text`, in the order the
-    /// matches end, until it breaks. Holds only the last tokens, as many as
-    /// the longest term.
-    fn scan_matches(
-        &self,
-        text: &str,
-        found: &mut dyn FnMut(usize, usize, Range<usize>) -> ControlFlow<()>,
-    ) {
-        let longest = self.terms.iter().map(|t| t.tokens.len()).max().unwrap_or(0);
-        if longest == 0 {
-            return;
-        }
-        let mut recent: VecDeque<(String, usize, usize)> = VecDeque::with_capacity(longest);
-        let mut count = 0;
-        let _ = Tokenizer::new(INDEX_OPTIONS).tokenize(text.as_bytes(), &mut |token| {
-            // The oldest entry's buffer is reused: no allocation per token.
-            let mut entry = if recent.len() == longest {
-                recent.pop_front().unwrap_or_default()
-            } else {
-                Default::default()
-            };
-            entry.0.clear();
-            entry.0.push_str(token.text);
-            (entry.1, entry.2) = (token.start, token.end);
-            recent.push_back(entry);
-            count += 1;
-            for term in &self.terms {
-                let n = term.tokens.len();
-                if n == 0 || n > recent.len() {
-                    continue;
-                }
-                let window = recent.range(recent.len() - n..);
-                let last = n - 1;
-                let matches = window
-                    .zip(&term.tokens)
-                    .enumerate()
-                    .all(|(i, (doc, query))| {
-                        if i == last && term.prefix {
-                            doc.0.starts_with(query.as_str())
-                        } else {
-                            doc.0 == *query
-                        }
-                    });
-                let start = recent[recent.len() - n].1;
-                if matches && found(count - n, count - 1, start..token.end).is_break() {
-                    return Err(());
-                }
-            }
-            Ok(())
-        });
+    /// Each term as a pattern of tokens.
+    fn patterns(&self) -> Vec<Pattern<'_>> {
+        self.terms
+            .iter()
+            .map(|term| Pattern {
+                tokens: &term.tokens,
+                prefix: term.prefix,
+            })
+            .collect()
     }
+}
+
+/// Tokens a text is matched against, as a term's (see [`scan`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Pattern<'a> {
+    /// The tokens, in order.
+    pub tokens: &'a [String],
+    /// The last token matches any token it starts.
+    pub prefix: bool,
+}
+
+/// Calls `found` with the index of the pattern, the indices of its first
+/// and last tokens and the byte range of each match of one of `patterns`
+/// in `text`, in the order the matches end, until it breaks. Holds only the
+/// last tokens, as many as the longest pattern.
+pub(crate) fn scan(
+    patterns: &[Pattern<'_>],
+    text: &str,
+    found: &mut dyn FnMut(usize, usize, usize, Range<usize>) -> ControlFlow<()>,
+) {
+    let longest = patterns.iter().map(|p| p.tokens.len()).max().unwrap_or(0);
+    if longest == 0 {
+        return;
+    }
+    let mut recent: VecDeque<(String, usize, usize)> = VecDeque::with_capacity(longest);
+    let mut count = 0;
+    let _ = Tokenizer::new(INDEX_OPTIONS).tokenize(text.as_bytes(), &mut |token| {
+        // The oldest entry's buffer is reused: no allocation per token.
+        let mut entry = if recent.len() == longest {
+            recent.pop_front().unwrap_or_default()
+        } else {
+            Default::default()
+        };
+        entry.0.clear();
+        entry.0.push_str(token.text);
+        (entry.1, entry.2) = (token.start, token.end);
+        recent.push_back(entry);
+        count += 1;
+        for (index, pattern) in patterns.iter().enumerate() {
+            let n = pattern.tokens.len();
+            if n == 0 || n > recent.len() {
+                continue;
+            }
+            let window = recent.range(recent.len() - n..);
+            let last = n - 1;
+            let matches = window
+                .zip(pattern.tokens)
+                .enumerate()
+                .all(|(i, (doc, query))| {
+                    if i == last && pattern.prefix {
+                        doc.0.starts_with(query.as_str())
+                    } else {
+                        doc.0 == *query
+                    }
+                });
+            let start = recent[recent.len() - n].1;
+            if matches && found(index, count - n, count - 1, start..token.end).is_break() {
+                return Err(());
+            }
+        }
+        Ok(())
+    });
 }
 
 /// Splits a query into `(text, quoted)` terms: `"…"` phrases (an unclosed
@@ -667,50 +474,6 @@ mod tests {
             expression(r#"a "OR" b or c"#),
             r#""a" AND "OR" AND "b" AND "or" AND "c""#
         );
-        let q = Query::parse("staging OR prod deploy").unwrap();
-        assert!(q.has_partial_matches());
-        let question = Query::parse("Where did we DISCUSS \"the deploy\" of Ünicode the*").unwrap();
-        let framing: Vec<bool> = (0..question.terms.len())
-            .map(|t| question.frames_question(t))
-            .collect();
-        // where, did, we, discuss frame it; a phrase, a prefix and a word
-        // that says what it is about do not.
-        assert_eq!(framing, [true, true, true, true, false, true, false, false]);
-        assert!(FRAMING_WORDS.windows(2).all(|pair| pair[0] < pair[1]));
-        assert!(!Query::parse("staging OR prod")
-            .unwrap()
-            .has_partial_matches());
-        assert_eq!(
-            q.any_term_expression(&[0, 1, 2], None),
-            r#"{text} : ("staging" OR "prod" OR "deploy")"#
-        );
-    }
-
-    #[test]
-    fn near_pairs_join_every_two_single_string_terms_and_score_them_all() {
-        let q = Query::parse("staging \"the deploy\" web* rollback").unwrap();
-        let (expression, scored) = q.near_pairs_ranked_by(&[0, 3], Some("t61")).unwrap();
-        assert_eq!(
-            expression,
-            r#"{text} : (("staging" OR "rollback") AND (NEAR("staging" "rollback", 10))) AND {scope} : "t61""#
-        );
-        assert_eq!(scored, 2);
-        // A prefix read through its prefix tokens joins no group; a phrase
-        // with pairs does.
-        let (expression, scored) = q.near_pairs_ranked_by(&[0, 1, 2], None).unwrap();
-        let phrase = format!("\"{}\"", pairs::query_string("the deploy"));
-        let (_, groups) = expression.split_once(") AND (").unwrap();
-        assert_eq!(groups, format!("NEAR(\"staging\" {phrase}, 10)))"));
-        assert_eq!(scored, 2 + q.fts5_phrases(2).len());
-        assert!(q.near_pairs_ranked_by(&[0], None).is_none());
-        assert!(q.near_pairs_ranked_by(&[0, 2], None).is_none());
-        // However long the query, the groups stay few.
-        let words: Vec<String> = (0..40).map(|i| format!("w{i}")).collect();
-        let long = Query::parse(&words.join(" ")).unwrap();
-        let all: Vec<usize> = (0..40).collect();
-        let (expression, _) = long.near_pairs_ranked_by(&all, None).unwrap();
-        let pairs = NEAR_MOST_TERMS * (NEAR_MOST_TERMS - 1) / 2;
-        assert_eq!(expression.matches("NEAR(").count(), pairs);
     }
 
     #[test]

@@ -14,6 +14,15 @@ pub(crate) const B: f64 = 0.75;
 /// FTS5's floor for the IDF of a phrase found in most rows.
 const MIN_IDF: f64 = 1e-6;
 
+/// How much a phrase that matches another form of a term (`deployment` for
+/// `deploy`) weighs against the form typed, whose IDF also caps its own: a
+/// message holding the form typed always ranks above the same message
+/// holding another form instead.
+pub const OTHER_FORM_WEIGHT: f64 = 0.5;
+
+/// The most phrases a query can mark as other forms (bits of an `i64`).
+pub const MOST_MARKED_PHRASES: usize = 63;
+
 /// Totals of the index, read once per query.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RankTotals {
@@ -91,6 +100,9 @@ pub struct Bm25 {
     rows: f64,
     average_length: f64,
     idf: Vec<Option<f64>>,
+    /// With [`Bm25::with_other_forms`], bit `i` set when phrase `i` is
+    /// another form of the term whose phrase comes before it.
+    other_forms: Option<u64>,
 }
 
 impl Bm25 {
@@ -101,7 +113,29 @@ impl Bm25 {
             rows,
             average_length: (totals.tokens.max(1) as f64 / rows).max(f64::MIN_POSITIVE),
             idf: vec![None; phrases],
+            other_forms: None,
         }
+    }
+
+    /// The state for a query whose phrases each count by their own IDF
+    /// (as the fill of a question needs, where rows hold different terms),
+    /// with the phrases whose bit is set in `other_forms` being other forms
+    /// of a term: such a phrase weighs [`OTHER_FORM_WEIGHT`] and its IDF is
+    /// at most that of the nearest phrase before it whose bit is clear (the
+    /// form typed).
+    pub fn with_other_forms(mut self, other_forms: u64) -> Bm25 {
+        self.other_forms = Some(other_forms);
+        self
+    }
+
+    /// The form typed that phrase `phrase` is another form of, if it is one.
+    fn typed_form(&self, phrase: usize) -> Option<usize> {
+        let marks = self.other_forms?;
+        let marked = |p: usize| p < 64 && marks >> p & 1 == 1;
+        if !marked(phrase) {
+            return None;
+        }
+        (0..phrase).rev().find(|&p| !marked(p))
     }
 
     /// Number of phrases of the query.
@@ -128,28 +162,47 @@ impl Bm25 {
     /// would scale every row's score alike, so it is left out, which spares
     /// a pass over the phrase's rows. Called for every ranked row: once the
     /// counts are known it returns an empty vector, which allocates nothing.
+    ///
+    /// With [`Bm25::with_other_forms`], every phrase in the row needs its
+    /// count, and another form also that of its form typed.
     pub fn phrases_needing_hits(&self, frequencies: &[u32]) -> Vec<usize> {
-        if frequencies.iter().filter(|&&tf| tf > 0).count() < 2 {
+        if self.other_forms.is_none() && frequencies.iter().filter(|&&tf| tf > 0).count() < 2 {
             return Vec::new();
         }
-        (0..frequencies.len())
-            .filter(|&phrase| frequencies[phrase] > 0 && !self.knows_hits(phrase))
-            .collect()
+        let mut needed: Vec<usize> = (0..frequencies.len())
+            .filter(|&phrase| frequencies[phrase] > 0)
+            .flat_map(|phrase| std::iter::once(phrase).chain(self.typed_form(phrase)))
+            .filter(|&phrase| !self.knows_hits(phrase))
+            .collect();
+        needed.sort_unstable();
+        needed.dedup();
+        needed
     }
 
     /// The rank of a row whose text has `length` tokens and holds each
     /// phrase `frequencies[i]` times: BM25 negated, so lower is better, as
     /// FTS5's `rank`. A phrase whose row count is unknown weighs 1 alone in
     /// its row (see [`Bm25::phrases_needing_hits`]) and nothing otherwise.
+    ///
+    /// With [`Bm25::with_other_forms`], a phrase weighs its IDF always, an
+    /// other form [`OTHER_FORM_WEIGHT`] times the smaller of its IDF and its
+    /// form typed's.
     pub fn rank(&self, frequencies: &[u32], length: i32) -> f64 {
         let norm = K1 * (1.0 - B + B * f64::from(length.max(0)) / self.average_length);
-        let alone = frequencies.iter().filter(|&&tf| tf > 0).count() == 1;
+        let alone =
+            self.other_forms.is_none() && frequencies.iter().filter(|&&tf| tf > 0).count() == 1;
         let score: f64 = frequencies
             .iter()
             .zip(&self.idf)
-            .filter_map(|(&tf, idf)| {
+            .enumerate()
+            .filter(|&(_, (&tf, _))| tf > 0)
+            .filter_map(|(phrase, (&tf, idf))| {
                 let tf = f64::from(tf);
-                let idf = idf.or(alone.then_some(1.0))?;
+                let mut idf = idf.or(alone.then_some(1.0))?;
+                if let Some(typed) = self.typed_form(phrase) {
+                    let cap = self.idf.get(typed).copied().flatten().unwrap_or(idf);
+                    idf = OTHER_FORM_WEIGHT * idf.min(cap);
+                }
                 Some(idf * (tf * (K1 + 1.0)) / (tf + norm))
             })
             .sum();
@@ -336,6 +389,35 @@ mod tests {
         assert!(best.may_hold(-2.0));
         best.add(4, -0.1);
         assert!(!best.may_hold(-1.5));
+    }
+
+    #[test]
+    fn other_forms_rank_below_the_form_typed_and_every_phrase_counts_alone() {
+        let counts = [40.0, 3.0, 400.0];
+        // Phrase 1 is another form of phrase 0; phrase 2 a term of its own.
+        let mut b = Bm25::new(
+            RankTotals {
+                rows: 1000,
+                tokens: 10_000,
+            },
+            3,
+        )
+        .with_other_forms(0b010);
+        assert_eq!(b.phrases_needing_hits(&[0, 1, 0]), [0, 1]);
+        assert_eq!(b.phrases_needing_hits(&[0, 0, 2]), [2]);
+        for (phrase, hits) in counts.into_iter().enumerate() {
+            b.set_hits(phrase, hits);
+        }
+        assert!(b.phrases_needing_hits(&[1, 1, 1]).is_empty());
+        // The rare other form is worth half the form typed, not its own IDF.
+        let idf = |hits: f64| ((1000.0 - hits + 0.5) / (hits + 0.5)).ln();
+        let w = 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * 10.0 / 10.0));
+        assert!((b.rank(&[1, 0, 0], 10) + idf(40.0) * w).abs() < 1e-12);
+        assert!((b.rank(&[0, 1, 0], 10) + 0.5 * idf(40.0) * w).abs() < 1e-12);
+        assert!(b.rank(&[1, 0, 0], 10) < b.rank(&[0, 1, 0], 10));
+        // Alone in its row, a common term still counts by its IDF.
+        assert!((b.rank(&[0, 0, 1], 10) + idf(400.0) * w).abs() < 1e-12);
+        assert!(b.rank(&[0, 1, 0], 10) < b.rank(&[0, 0, 1], 10));
     }
 
     #[test]

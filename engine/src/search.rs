@@ -5,8 +5,10 @@ use crate::content;
 use crate::db::{Connection, Value};
 use crate::error::{Error, Result};
 use crate::excerpt::excerpt;
+use crate::fts5;
 use crate::query::Query;
-use crate::rank::RankTotals;
+use crate::question::Question;
+use crate::rank::{estimate_hits, RankTotals};
 use crate::redact::Redactor;
 use crate::role::Role;
 use crate::scope::{self, Visibility};
@@ -15,6 +17,7 @@ use crate::tiers;
 use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
+use std::ops::Range;
 
 /// One search's window of candidates (see `sql/search_window.sql`), whose
 /// rows the search keeps the page of as they come; public so that the
@@ -33,6 +36,12 @@ const GROUPED_SEARCH_SQL: &str = concat!(
     include_str!("../sql/visible.sql"),
     include_str!("../sql/search_window.sql"),
     include_str!("../sql/search_grouped.sql")
+);
+/// How many candidates one search's window reads.
+const COUNT_SQL: &str = concat!(
+    include_str!("../sql/visible.sql"),
+    include_str!("../sql/search_window.sql"),
+    include_str!("../sql/search_count.sql")
 );
 const RECENT_COMPLETE_SQL: &str = include_str!("../sql/recent_complete.sql");
 
@@ -196,6 +205,10 @@ pub struct Hit {
     /// hits with every term could not.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub partial: bool,
+    /// Of a partial hit, the query's terms it holds (as typed, in another
+    /// form or, for a run of CJK text, in pieces), in the order typed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub matched: Vec<String>,
 }
 
 /// The answer of `sessions_search`.
@@ -212,6 +225,10 @@ pub struct SearchResponse {
     /// Why results may be incomplete; only with `indexing`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+    /// Only when full matches (every term) are fewer than `limit`: what
+    /// each query term matched among the messages the caller may see.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terms: Option<Vec<TermCount>>,
 }
 
 fn invalid(message: String) -> Error {
@@ -289,6 +306,7 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
             indexing,
             truncated: false,
             warning: Some(STALE_WARNING.to_owned()),
+            terms: None,
         });
     }
     let visibility = scope::cheapest(db, scope::effective(options.visibility, options.sandboxed))?;
@@ -303,7 +321,7 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
                      order: Order,
                      limit: i64,
                      window: i64,
-                     ranked: Option<i64>,
+                     scoring: Scoring,
                      scope_decides: bool|
      -> Result<Vec<Vec<Value>>> {
         let params = [
@@ -320,7 +338,7 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
             },
             (limit + 1).into(),
             window.into(),
-            ranked.map_or(Value::Null, Value::Integer),
+            scoring.ranked.map_or(Value::Null, Value::Integer),
             i64::from(scope_decides).into(),
             // Each candidate's row: to check or filter it, for its time
             // or its session; else only the page's rows are read.
@@ -331,7 +349,13 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
             } else {
                 (limit + 1).into()
             },
+            scoring
+                .other_forms
+                .map_or(Value::Null, |bits| Value::Integer(bits as i64)),
         ];
+        if scoring.count_only {
+            return Ok(db.query(COUNT_SQL, &params)?);
+        }
         if grouped {
             return Ok(db.query(GROUPED_SEARCH_SQL, &params)?);
         }
@@ -350,12 +374,15 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
         None => visibility == Visibility::All,
     });
     let seen = RefCell::new(HashSet::new());
-    let run = |expression: &str, order: Order, limit: i64, window: i64, ranked: Option<i64>| {
+    let run = |expression: &str, order: Order, limit: i64, window: i64, scoring: Scoring| {
         let decides = scope_decides.get();
-        let rows = statement(expression, order, limit, window, ranked, decides)?;
-        if decides && !all_seen(db, &caller, visibility, &rows, &mut seen.borrow_mut())? {
+        let rows = statement(expression, order, limit, window, scoring, decides)?;
+        if decides
+            && !scoring.count_only
+            && !all_seen(db, &caller, visibility, &rows, &mut seen.borrow_mut())?
+        {
             scope_decides.set(false);
-            return statement(expression, order, limit, window, ranked, false);
+            return statement(expression, order, limit, window, scoring, false);
         }
         Ok(rows)
     };
@@ -371,41 +398,63 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
                     &query,
                     scope_word,
                     (limit, rank_window),
-                    |tiered, window| run(tiered, Order::Relevance, limit, window, None),
+                    |tiered, window| run(tiered, Order::Relevance, limit, window, Scoring::EXACT),
                 )?
             };
             match tiered {
                 Some(rows) => rows,
-                None => run(&expression, Order::Relevance, limit, rank_window, None)?,
+                None => run(
+                    &expression,
+                    Order::Relevance,
+                    limit,
+                    rank_window,
+                    Scoring::EXACT,
+                )?,
             }
         }
         Order::Recent => newest(db, limit, |window| {
-            run(&expression, Order::Recent, limit, window, None)
+            run(&expression, Order::Recent, limit, window, Scoring::EXACT)
         })?,
     };
     let more = rows.len() as i64 > limit;
+    let question = Question::new(&query);
+    let focus = Focus::new(db, &query, &question)?;
     let mut hits: Vec<Hit> = rows
         .iter()
         .take(limit as usize)
-        .filter_map(|row| hit(row, &query, &redactor, snippet_chars))
+        .filter_map(|row| hit(row, &focus, &redactor, snippet_chars, false))
         .collect();
-    if hits.len() < limit as usize && query.has_partial_matches() {
-        let fill = partial_rows(
-            db,
-            &query,
-            scope_word,
-            (limit, rank_window, grouped),
-            &hits,
-            |expression, n, window, ranked| run(expression, Order::Relevance, n, window, ranked),
-        )?;
-        hits.extend(
-            fill.iter()
-                .filter_map(|row| hit(row, &query, &redactor, snippet_chars))
-                .map(|hit| Hit {
-                    partial: true,
-                    ..hit
-                }),
-        );
+    let mut terms = None;
+    if hits.len() < limit as usize {
+        if question.adds_to(&query) {
+            let mut fill = partial_rows(
+                db,
+                &question,
+                scope_word,
+                (limit, rank_window, grouped),
+                &hits,
+                |expression, n, window, scoring| {
+                    run(expression, Order::Relevance, n, window, scoring)
+                },
+            )?;
+            if options.order == Order::Recent {
+                sort_rows(&mut fill, Order::Recent);
+            }
+            hits.extend(
+                fill.iter()
+                    .filter_map(|row| hit(row, &focus, &redactor, snippet_chars, true)),
+            );
+        }
+        terms = Some(term_counts(&query, &question, &redactor, scope_word, |expression| {
+            let rows = run(
+                expression,
+                Order::Relevance,
+                TERM_COUNT_CAP,
+                TERM_COUNT_CAP + 1,
+                Scoring::COUNT,
+            )?;
+            Ok(rows.first().and_then(|row| row[0].as_i64()).unwrap_or(0))
+        })?);
     }
     let fitted = fit(hits, max_bytes);
     Ok(SearchResponse {
@@ -413,8 +462,176 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
         results: fitted.0,
         indexing,
         warning: indexing.then(|| INDEXING_WARNING.to_owned()),
+        terms,
     })
 }
+
+/// How the window statement scores its candidates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Scoring {
+    /// How many leading phrases score (`None`: all).
+    ranked: Option<i64>,
+    /// The bits of the phrases that are other forms (see
+    /// [`crate::rank::Bm25::with_other_forms`]); `Some` for a question's
+    /// fill, whose every phrase counts by its own IDF.
+    other_forms: Option<u64>,
+    /// Only count the candidates ([`COUNT_SQL`]).
+    count_only: bool,
+}
+
+impl Scoring {
+    /// Every-term matching: every phrase scores, as FTS5's `bm25()`.
+    const EXACT: Scoring = Scoring {
+        ranked: None,
+        other_forms: None,
+        count_only: false,
+    };
+
+    /// Counting the window's candidates.
+    const COUNT: Scoring = Scoring {
+        ranked: None,
+        other_forms: None,
+        count_only: true,
+    };
+}
+
+/// How many messages the `terms` of a response count at most for a term.
+pub const TERM_COUNT_CAP: i64 = 1000;
+
+/// What a response says of one query term when full matches are fewer than
+/// the limit: how many messages the caller may see, under the search's
+/// filters, hold it (and its other forms or pieces), so that a reader can
+/// drop or replace a word that matched nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TermCount {
+    /// The term as typed, without quotes or the prefix `*`.
+    pub term: String,
+    /// Messages holding it, at most [`TERM_COUNT_CAP`]; absent for a word
+    /// that only frames the question, which is not looked for in the fill.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages: Option<i64>,
+    /// `messages` is the cap: at least that many hold it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub at_least: bool,
+    /// For a word with other forms (`deployment` for `deploy`) or a run of
+    /// a spaceless script (its two-character pieces), the messages that
+    /// hold one of those but not the term as typed (at most the cap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_forms: Option<i64>,
+    /// A word that only frames the question (`where`, `did`, `什麼`), left
+    /// out of the fill.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub framing: bool,
+}
+
+/// The `terms` of a response: each query term in the order typed (as
+/// [`crate::query::Term::shown`], redacted by `redactor`), with the
+/// messages `count` finds for an FTS5 expression (visible to the caller,
+/// under the search's filters, at most [`TERM_COUNT_CAP`]).
+fn term_counts(
+    query: &Query,
+    question: &Question,
+    redactor: &Redactor,
+    scope: Option<&str>,
+    count: impl Fn(&str) -> Result<i64>,
+) -> Result<Vec<TermCount>> {
+    let mut counts = Vec::with_capacity(query.terms.len());
+    for (index, term) in query.terms.iter().enumerate() {
+        let shown = redactor.redact(term.shown()).into_owned();
+        if question.framing.contains(&index) {
+            counts.push(TermCount {
+                term: shown,
+                messages: None,
+                at_least: false,
+                other_forms: None,
+                framing: true,
+            });
+            continue;
+        }
+        let typed = query.fts5_term(index);
+        let messages = count(&Query::scoped(typed.clone(), scope))?;
+        let at_least = messages >= TERM_COUNT_CAP;
+        let other_forms = match question.other_forms_of(index) {
+            Some(others) if !at_least => Some(count(&Query::scoped(
+                format!("({others}) NOT {typed}"),
+                scope,
+            ))?),
+            _ => None,
+        };
+        counts.push(TermCount {
+            term: shown,
+            messages: Some(messages),
+            at_least,
+            other_forms,
+            framing: false,
+        });
+    }
+    Ok(counts)
+}
+
+/// Where the excerpt of a hit is centred: on the match of the query's most
+/// distinctive unit it holds (see [`Question::focus`]), the units ordered
+/// by how many messages of the index hold them, fewest first.
+struct Focus<'a> {
+    query: &'a Query,
+    question: &'a Question,
+    rarest_first: Vec<usize>,
+}
+
+impl<'a> Focus<'a> {
+    /// Orders the units of `question` by the messages holding each,
+    /// estimated from its newest [`fts5::HIT_SAMPLE`] ones as the ranking
+    /// estimates them (a single unit needs no count).
+    fn new(db: &dyn Connection, query: &'a Query, question: &'a Question) -> Result<Focus<'a>> {
+        let mut rarest_first: Vec<usize> = (0..question.units.len()).collect();
+        if rarest_first.len() > 1 {
+            let last_rowid = db.query_value(LAST_ROWID_SQL, &[])?.as_i64().unwrap_or(0);
+            let mut holding = Vec::with_capacity(rarest_first.len());
+            for unit in 0..question.units.len() {
+                let expression = Query::scoped(question.alternatives(&[unit]), None);
+                let row = db.query(
+                    SAMPLE_SQL,
+                    &[expression.as_str().into(), (fts5::HIT_SAMPLE as i64).into()],
+                )?;
+                let (seen, first, last) = match row.first().map(Vec::as_slice) {
+                    Some([seen, first, last]) => (
+                        seen.as_i64().unwrap_or(0),
+                        first.as_i64().unwrap_or(0),
+                        last.as_i64().unwrap_or(0),
+                    ),
+                    _ => (0, 0, 0),
+                };
+                holding.push(if seen as u64 >= fts5::HIT_SAMPLE {
+                    estimate_hits(seen as u64, first..=last, last_rowid)
+                } else {
+                    seen as f64
+                });
+            }
+            rarest_first.sort_by(|&a, &b| holding[a].total_cmp(&holding[b]));
+        }
+        Ok(Focus {
+            query,
+            question,
+            rarest_first,
+        })
+    }
+
+    /// The match of `text` to centre an excerpt on.
+    fn find(&self, text: &str) -> Option<Range<usize>> {
+        self.question
+            .focus(text, &self.rarest_first)
+            .or_else(|| self.query.first_match(text))
+    }
+}
+
+/// The largest rowid of the index (the oldest message's).
+const LAST_ROWID_SQL: &str = "SELECT ~min(id) FROM messages";
+
+/// How many of the first ?2 rows (newest first) match FTS5 expression ?1,
+/// and the first and last of their rowids.
+const SAMPLE_SQL: &str = "SELECT count(*), min(rowid), max(rowid) FROM \
+     (SELECT rowid FROM session_search_fts WHERE session_search_fts MATCH ?1 ORDER BY rowid LIMIT ?2)";
 
 /// The rows of a one-word query ranked exactly from the impact tiers (see
 /// [`tiers`]): the tiers are ranked one at a time, best first, each page
@@ -645,69 +862,71 @@ impl Page {
     }
 }
 
-/// The rows of the best any-term matches that are not among `found` (nor,
-/// `grouped`, in their sessions), best first by BM25, at most enough to fill
-/// a page of `limit`. Words that only frame a question ("where did we
-/// discuss") are left out ([`Query::frames_question`]), unless the query
-/// has nothing else. Terms found together decide first: the newest
-/// `window` messages holding two of them within [`crate::query::NEAR_TOKENS`]
-/// tokens of each other, each ranked by every term it holds. Then rare
-/// terms: the messages holding a term with at most `window` matches, every
-/// one of them ranked (up to [`RARE_TERM_BUDGET`] in all) by every term it holds,
-/// so a term in most messages cannot push them out of the ranked window;
-/// only when they do not fill the page do the messages holding only common
-/// terms join in, over the newest `window` matches.
+/// The rows of the best partial matches that are not among `found` (nor,
+/// `grouped`, in their sessions), at most enough to fill a page of
+/// `limit`: the best by one score, BM25 over every unit of the question
+/// (see [`Question`]), of every candidate read. The candidates are read in
+/// up to three windows, each of which ranks its own and keeps the best
+/// `found + limit`: the newest `window` messages holding two units within
+/// [`crate::question::NEAR_TOKENS`] tokens of each other; every message
+/// (up to [`RARE_TERM_BUDGET`]) holding a rare unit, one with at most
+/// `window` matches, so that a unit in most messages cannot push them out;
+/// and, when some unit is not rare, the newest `window` messages holding
+/// any unit.
 fn partial_rows(
     db: &dyn Connection,
-    query: &Query,
+    question: &Question,
     scope: Option<&str>,
     (limit, window, grouped): (i64, i64, bool),
     found: &[Hit],
-    run: impl Fn(&str, i64, i64, Option<i64>) -> Result<Vec<Vec<Value>>>,
+    run: impl Fn(&str, i64, i64, Scoring) -> Result<Vec<Vec<Value>>>,
 ) -> Result<Vec<Vec<Value>>> {
-    let mut all: Vec<usize> = (0..query.terms.len())
-        .filter(|&term| !query.frames_question(term))
-        .collect();
-    if all.is_empty() {
-        all = (0..query.terms.len()).collect();
-    }
+    let (_, phrases, marks) = question.scored();
+    let scoring = Scoring {
+        ranked: Some(phrases as i64),
+        other_forms: Some(marks),
+        count_only: false,
+    };
     let mut rare = Vec::new();
-    for &term in &all {
-        if matches_at_most(db, &query.any_term_expression(&[term], scope), window)? {
-            rare.push(term);
+    for unit in 0..question.units.len() {
+        let expression = Query::scoped(question.alternatives(&[unit]), scope);
+        if matches_at_most(db, &expression, window)? {
+            rare.push(unit);
         }
     }
-    // In the order they are read: words together, a rare word, any word.
-    let mut passes = Vec::new();
-    if let Some((near, scored)) = query.near_pairs_ranked_by(&all, scope) {
-        passes.push((near, window, Some(scored as i64)));
+    let mut windows = Vec::new();
+    if let Some(near) = question.near_pairs(scope) {
+        windows.push((near, window));
     }
-    if !rare.is_empty() && rare.len() < all.len() {
+    if !rare.is_empty() {
         let every_match = (rare.len() as i64 * window).clamp(window, RARE_TERM_BUDGET.max(window));
-        let (holding_a_rare_term, scored) = query.any_term_ranked_by(&all, &rare, scope);
-        passes.push((holding_a_rare_term, every_match, Some(scored as i64)));
+        windows.push((question.holding(&rare, scope), every_match));
     }
-    passes.push((query.any_term_expression(&all, scope), window, None));
+    if rare.len() < question.units.len() {
+        windows.push((question.any(scope), window));
+    }
     let mut ids: HashSet<i64> = found.iter().map(|hit| hit.id).collect();
-    let mut sessions: HashSet<String> = found.iter().map(|h| h.session_key.clone()).collect();
-    let wanted = (limit as usize).saturating_sub(found.len());
-    let mut rows: Vec<Vec<Value>> = Vec::new();
-    for (expression, ranked, scored) in passes {
-        for row in run(&expression, found.len() as i64 + limit, ranked, scored)? {
-            let (Some(key), Some(id)) = (row[0].as_str(), row[1].as_i64()) else {
-                continue;
-            };
-            if rows.len() < wanted
-                && ids.insert(id)
-                && (!grouped || sessions.insert(key.to_owned()))
-            {
-                rows.push(row);
+    let mut candidates: Vec<Vec<Value>> = Vec::new();
+    for (expression, ranked) in windows {
+        for row in run(&expression, found.len() as i64 + limit, ranked, scoring)? {
+            if row[1].as_i64().is_some_and(|id| ids.insert(id)) {
+                candidates.push(row);
             }
         }
-        if rows.len() >= wanted {
-            break;
-        }
     }
+    sort_rows(&mut candidates, Order::Relevance);
+    let mut sessions: HashSet<String> = found.iter().map(|h| h.session_key.clone()).collect();
+    let wanted = (limit as usize).saturating_sub(found.len());
+    let rows = candidates
+        .into_iter()
+        .filter(|row| {
+            !grouped
+                || row[0]
+                    .as_str()
+                    .is_some_and(|key| sessions.insert(key.to_owned()))
+        })
+        .take(wanted)
+        .collect();
     Ok(rows)
 }
 
@@ -778,13 +997,30 @@ fn check_window(db: &dyn Connection, rows: &[Vec<Value>]) -> Result<Window> {
 }
 
 /// A hit from a row of the search statement, with an excerpt of its searchable
-/// text redacted by `redactor` (the stored patterns and the request's).
-fn hit(row: &[Value], query: &Query, redactor: &Redactor, snippet_chars: i64) -> Option<Hit> {
+/// text redacted by `redactor` (the stored patterns and the request's),
+/// centred where `focus` says; a `partial` one with the terms it holds.
+fn hit(
+    row: &[Value],
+    focus: &Focus<'_>,
+    redactor: &Redactor,
+    snippet_chars: i64,
+    partial: bool,
+) -> Option<Hit> {
     let content = row[6].as_bytes()?;
     let text = content::searchable_text(&content)?;
+    let matched = if partial {
+        focus
+            .question
+            .matched_terms(&text)
+            .into_iter()
+            .map(|term| redactor.redact(focus.query.terms[term].shown()).into_owned())
+            .collect()
+    } else {
+        Vec::new()
+    };
     let snippet = excerpt(
         &text,
-        &|text| query.first_match(text),
+        &|text| focus.find(text),
         redactor,
         usize::try_from(snippet_chars).ok()?,
     );
@@ -801,7 +1037,8 @@ fn hit(row: &[Value], query: &Query, redactor: &Redactor, snippet_chars: i64) ->
         snippet,
         score: -rank,
         hits: row[9].as_i64(),
-        partial: false,
+        partial,
+        matched,
     })
 }
 
@@ -842,6 +1079,7 @@ mod tests {
             score: 1.0,
             hits: None,
             partial: false,
+            matched: Vec::new(),
         }
     }
 
@@ -863,6 +1101,7 @@ mod tests {
             indexing: false,
             truncated: false,
             warning: None,
+            terms: None,
         };
         assert_eq!(
             serde_json::to_string(&response).unwrap(),

@@ -100,5 +100,6 @@ SELECT json_extract(sessions_search('rotate', '{"caller":"agent:main:cli:1"}'), 
 SELECT sessions_search('Hunter2Hunter2xyz', '{"caller":"agent:main:cli:1"}');
 -- A secret's prefix matches nothing either: only a partial match of the
 -- other word is found, as it would be with any absent word.
-SELECT sessions_search('rotate Hunter2*', '{"caller":"agent:main:cli:1"}') = sessions_search('rotate absentword', '{"caller":"agent:main:cli:1"}');
+SELECT json_extract(sessions_search('rotate Hunter2*', '{"caller":"agent:main:cli:1"}'), '$.results') = json_extract(sessions_search('rotate absentword', '{"caller":"agent:main:cli:1"}'), '$.results');
+SELECT json_extract(sessions_search('rotate Hunter2*', '{"caller":"agent:main:cli:1"}'), '$.terms[1].messages');
 SELECT count(*) FROM json_each(sessions_search('rotate Hunter2*', '{"caller":"agent:main:cli:1"}'), '$.results') WHERE json_extract(value, '$.partial') IS NULL;

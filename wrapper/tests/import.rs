@@ -1538,7 +1538,7 @@ fn gemini_cli_sessions_in_both_layouts() {
     assert!(hits(&store, "cancelled").is_empty());
     assert!(hits(&store, "Initiating").is_empty());
     assert!(hits(&store, "update_topic").is_empty());
-    let uv = hits(&store, "uv run");
+    let uv = hits(&store, "uv");
     assert!(uv.contains(&(
         GEMINI_JSONL.to_owned(),
         "231038fa-bbfb-4b43-9a30-b8b7fcf54895".to_owned()

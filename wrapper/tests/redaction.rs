@@ -252,6 +252,7 @@ fn search_or_nothing(store: &Store, query: &str, options: &SearchOptions) -> Sea
             indexing: false,
             truncated: false,
             warning: None,
+            terms: None,
         },
         other => other.unwrap_or_else(|e| panic!("search {query:?} failed: {e}")),
     }

@@ -29,7 +29,8 @@ pub fn imported(path: &Path) -> (Store, ImportReport) {
     (store, report)
 }
 
-/// `(session, messageId)` of every hit of `query` in all sessions.
+/// `(session, messageId)` of every hit of `query` in all sessions that
+/// holds every word as typed (not the partial hits that top up a short page).
 pub fn hits(store: &Store, query: &str) -> Vec<(String, String)> {
     let caller: String = store
         .connection()
@@ -45,6 +46,7 @@ pub fn hits(store: &Store, query: &str) -> Vec<(String, String)> {
     search(store, query, &options)
         .results
         .into_iter()
+        .filter(|hit| !hit.partial)
         .map(|hit| (hit.session_key, hit.message_id))
         .collect()
 }
