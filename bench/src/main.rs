@@ -12,6 +12,9 @@
 //!   OpenClaw-style query on the same database, and for `tree`, `agent` and
 //!   `all` in both orders against the FTS5 floor and exhaustive BM25
 //!   ([`sessions_search`]);
+//! - `relevance`: the questions people type (exact words, a question with
+//!   the answer's words, a question in other words) about target messages
+//!   of the real fixtures, against plain FTS5 tables ([`relevance`]);
 //! - `questions`: questions in plain language against answers planted in a
 //!   corpus, on the first page with and without the any-term fill
 //!   ([`questions`]);
@@ -37,6 +40,7 @@ mod import;
 mod memory;
 mod questions;
 mod redaction;
+mod relevance;
 mod report;
 mod rng;
 mod search;
@@ -68,6 +72,8 @@ pub enum Part {
     Store,
     /// `sessions_search` latency with visibility.
     Search,
+    /// The questions people type, on the real fixtures, against plain FTS5.
+    Relevance,
     /// Plain-language questions against planted answers.
     Questions,
     /// The cost of redaction.
@@ -80,10 +86,11 @@ pub enum Part {
 
 impl Part {
     /// Every part, in the order a full run executes them.
-    pub const ALL: [Part; 7] = [
+    pub const ALL: [Part; 8] = [
         Part::Tokenizer,
         Part::Store,
         Part::Search,
+        Part::Relevance,
         Part::Questions,
         Part::Redaction,
         Part::Sync,
@@ -96,6 +103,7 @@ impl Part {
             Part::Tokenizer => "tokenizer",
             Part::Store => "store",
             Part::Search => "search",
+            Part::Relevance => "relevance",
             Part::Questions => "questions",
             Part::Redaction => "redaction",
             Part::Sync => "sync",
@@ -109,6 +117,7 @@ impl Part {
             Part::Tokenizer => tokenizers::run(scale, work),
             Part::Store => store::run(scale, work),
             Part::Search => sessions_search::run(scale, full, work),
+            Part::Relevance => relevance::run(work),
             Part::Questions => questions::run(scale, work),
             Part::Redaction => redaction::run(scale, work),
             Part::Sync => sync::run(scale, work),

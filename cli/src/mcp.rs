@@ -376,10 +376,9 @@ impl Server {
                     let messages = term.messages?;
                     let plus = if term.at_least { "+" } else { "" };
                     Some(match term.other_forms {
-                        Some(others) if others > 0 => format!(
-                            "{} {messages}{plus} (+{others} in other forms)",
-                            term.term
-                        ),
+                        Some(others) if others > 0 => {
+                            format!("{} {messages}{plus} (+{others} in other forms)", term.term)
+                        }
                         _ => format!("{} {messages}{plus}", term.term),
                     })
                 })

@@ -394,7 +394,8 @@ pub struct Routines {
 /// that keeps its best `keep` rows of those it ranks, every one of them,
 /// gets the same rows and ranks, sooner. With `other_forms` (an integer, NULL
 /// for none), every phrase counts by its own IDF, and those whose bit is
-/// set are other forms of a term (see [`Bm25::with_other_forms`]): the
+/// set are other forms of a term (see [`Bm25::with_other_forms`]), and
+/// terms found together add to the score ([`Bm25::proximity`]): the
 /// scoring of a question's fill.
 ///
 /// # Safety
@@ -539,6 +540,8 @@ unsafe fn rank(
         let mut frequencies = vec![0u32; bm25.phrases()];
         // Per column (text, scope), one past the last position matched.
         let mut least_lengths = [0i32; 2];
+        // The scored phrases found in the text and where, for proximity.
+        let mut found = Vec::new();
         let mut instances = 0;
         ok((api.x_inst_count)(fts, &mut instances))?;
         for i in 0..instances {
@@ -553,6 +556,9 @@ unsafe fn rank(
             if let (0, Ok(phrase)) = (column, usize::try_from(phrase)) {
                 if let Some(f) = frequencies.get_mut(phrase) {
                     *f += 1;
+                    if arguments.other_forms.is_some() {
+                        found.push((phrase, offset));
+                    }
                 }
             }
         }
@@ -584,15 +590,16 @@ unsafe fn rank(
         // The query's calls share one state (FTS5 keeps aux data per
         // function and cursor): only a call with the `keep` it was made
         // with may skip a row.
+        let together = bm25.proximity(&found);
         if let Some(best) = best.as_ref().filter(|b| Some(b.keep()) == arguments.keep) {
             let least_length = least_lengths[0].saturating_add(least_lengths[1]);
-            if !best.may_hold(bm25.rank(&frequencies, least_length)) {
+            if !best.may_hold(bm25.rank(&frequencies, least_length) - together) {
                 return Ok(f64::INFINITY);
             }
         }
         let mut length = 0;
         ok((api.x_column_size)(fts, -1, &mut length))?;
-        let rank = bm25.rank(&frequencies, length);
+        let rank = bm25.rank(&frequencies, length) - together;
         if let Some(best) = best {
             best.add((api.x_rowid)(fts), rank);
         }

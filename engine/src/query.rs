@@ -14,7 +14,7 @@ use crate::pairs;
 use crate::prefixes;
 use crate::tiers;
 use crate::tokenizer::{Options, Tokenizer};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::ops::{ControlFlow, Range};
 
@@ -317,6 +317,16 @@ pub(crate) fn scan(
     if longest == 0 {
         return;
     }
+    // The patterns a token may end: by their last token, prefixes always.
+    let mut ending: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut prefixes = Vec::new();
+    for (index, pattern) in patterns.iter().enumerate() {
+        match pattern.tokens.last() {
+            Some(_) if pattern.prefix => prefixes.push(index),
+            Some(last) => ending.entry(last.as_str()).or_default().push(index),
+            None => {}
+        }
+    }
     let mut recent: VecDeque<(String, usize, usize)> = VecDeque::with_capacity(longest);
     let mut count = 0;
     let _ = Tokenizer::new(INDEX_OPTIONS).tokenize(text.as_bytes(), &mut |token| {
@@ -331,9 +341,11 @@ pub(crate) fn scan(
         (entry.1, entry.2) = (token.start, token.end);
         recent.push_back(entry);
         count += 1;
-        for (index, pattern) in patterns.iter().enumerate() {
+        let candidates = ending.get(token.text).into_iter().flatten().chain(&prefixes);
+        for &index in candidates {
+            let pattern = patterns[index];
             let n = pattern.tokens.len();
-            if n == 0 || n > recent.len() {
+            if n > recent.len() {
                 continue;
             }
             let window = recent.range(recent.len() - n..);

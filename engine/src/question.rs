@@ -17,14 +17,10 @@
 
 use crate::forms;
 use crate::query::{scan, Pattern, Query};
-use crate::rank::MOST_MARKED_PHRASES;
+use crate::rank::{MOST_MARKED_PHRASES, NEAR_TOKENS};
 use crate::tokenizer::{is_spaceless, RUN_BOUNDARY};
 use std::ops::{ControlFlow, Range};
 
-/// How many tokens apart two units may be in the messages the fill reads
-/// first (see [`Question::near_pairs`]): FTS5's own default for `NEAR`,
-/// about a sentence.
-pub const NEAR_TOKENS: usize = 10;
 
 /// The most units whose pairs [`Question::near_pairs`] joins (28 pairs):
 /// the groups grow with the square of the units, and a query may hold
@@ -34,8 +30,9 @@ pub const NEAR_MOST_UNITS: usize = 8;
 /// Words that frame a question rather than say what it is about
 /// (interrogatives, auxiliaries, pronouns, function words, the verbs of
 /// asking about a conversation or a decision and words of when: "where did
-/// we discuss…", "did we decide to use…", "last week"), sorted.
-const FRAMING_WORDS: [&str; 126] = [
+/// we discuss…", "did we decide to use…", "last week"; the negated
+/// auxiliaries without their `n't`, as `didn't` is split), sorted.
+const FRAMING_WORDS: [&str; 140] = [
     "a",
     "about",
     "again",
@@ -45,6 +42,7 @@ const FRAMING_WORDS: [&str; 126] = [
     "and",
     "any",
     "are",
+    "aren",
     "as",
     "ask",
     "asked",
@@ -63,16 +61,20 @@ const FRAMING_WORDS: [&str; 126] = [
     "conversation",
     "conversations",
     "could",
+    "couldn",
     "day",
     "decide",
     "decided",
     "did",
+    "didn",
     "discuss",
     "discussed",
     "discussing",
     "do",
     "does",
+    "doesn",
     "doing",
+    "don",
     "done",
     "earlier",
     "ever",
@@ -80,8 +82,11 @@ const FRAMING_WORDS: [&str; 126] = [
     "for",
     "from",
     "had",
+    "hadn",
     "has",
+    "hasn",
     "have",
+    "haven",
     "he",
     "here",
     "how",
@@ -90,6 +95,7 @@ const FRAMING_WORDS: [&str; 126] = [
     "in",
     "into",
     "is",
+    "isn",
     "it",
     "its",
     "last",
@@ -118,6 +124,7 @@ const FRAMING_WORDS: [&str; 126] = [
     "shall",
     "she",
     "should",
+    "shouldn",
     "so",
     "some",
     "talk",
@@ -145,9 +152,11 @@ const FRAMING_WORDS: [&str; 126] = [
     "used",
     "using",
     "was",
+    "wasn",
     "we",
     "week",
     "were",
+    "weren",
     "what",
     "when",
     "where",
@@ -158,7 +167,9 @@ const FRAMING_WORDS: [&str; 126] = [
     "why",
     "will",
     "with",
+    "won",
     "would",
+    "wouldn",
     "yesterday",
     "you",
     "your",
@@ -455,6 +466,26 @@ impl Question {
         Question { units, framing }
     }
 
+    /// Keeps only the other forms for which `found` (given a form's FTS5
+    /// string) is true: a form no message holds would cost every statement
+    /// of the fill a lookup for nothing.
+    ///
+    /// # Errors
+    ///
+    /// What `found` returns.
+    pub fn keep_forms<E>(&mut self, found: &mut dyn FnMut(&str) -> Result<bool, E>) -> Result<(), E> {
+        for unit in &mut self.units {
+            let mut kept = Vec::with_capacity(unit.phrases.len());
+            for phrase in unit.phrases.drain(..) {
+                if !phrase.other_form || found(&phrase.fts5)? {
+                    kept.push(phrase);
+                }
+            }
+            unit.phrases = kept;
+        }
+        Ok(())
+    }
+
     /// Whether the fill may find messages that every-term matching does
     /// not: the query has two clauses or more, or a term has other forms or
     /// pieces.
@@ -571,52 +602,59 @@ impl Question {
     /// stops at the first unit's match as typed, or [`FOCUS_REACH`] bytes
     /// after the first match of any, so a long text costs a bounded time.
     pub fn focus(&self, text: &str, preferred: &[usize]) -> Option<Range<usize>> {
-        let entries = self.patterns();
-        let patterns: Vec<Pattern<'_>> = entries.iter().map(|&(.., p)| p).collect();
-        // Per unit, its first match as typed and its first in another form.
-        let mut first: Vec<[Option<Range<usize>>; 2]> = vec![[None, None]; self.units.len()];
-        let mut reach = usize::MAX;
         let best = preferred.first().copied();
-        scan(&patterns, text, &mut |pattern, _, _, span| {
-            if span.start > reach {
-                return ControlFlow::Break(());
-            }
-            let (unit, other_form, _) = entries[pattern];
+        let mut reach = usize::MAX;
+        let first = self.first_matches(text, &mut |unit, other_form, span| {
             reach = reach.min(span.end.saturating_add(FOCUS_REACH));
-            let slot = &mut first[unit][usize::from(other_form)];
-            if slot.is_none() {
-                *slot = Some(span);
-            }
-            if Some(unit) == best && !other_form {
-                return ControlFlow::Break(());
-            }
-            ControlFlow::Continue(())
+            span.start > reach || (Some(unit) == best && !other_form)
         });
-        preferred.iter().find_map(|&unit| {
-            first
-                .get(unit)
-                .and_then(|[typed, other]| typed.clone().or(other.clone()))
-        })
+        pick(&first, preferred)
     }
 
-    /// The indices of the query terms a unit of which `text` holds (as
-    /// typed, in another form or a piece), in order, looked for in its first
-    /// [`MATCHED_REACH`] bytes.
-    pub fn matched_terms(&self, text: &str) -> Vec<usize> {
-        let entries = self.patterns();
-        let patterns: Vec<Pattern<'_>> = entries.iter().map(|&(.., p)| p).collect();
+    /// [`Question::focus`] of `text`, and the indices of the query terms
+    /// that a unit of which it holds (as typed, in another form or a piece),
+    /// in order, looked for in its first [`MATCHED_REACH`] bytes.
+    pub fn focus_and_terms(&self, text: &str, preferred: &[usize]) -> (Option<Range<usize>>, Vec<usize>) {
         let mut end = text.len().min(MATCHED_REACH);
         while !text.is_char_boundary(end) {
             end -= 1;
         }
-        let mut terms = Vec::new();
-        scan(&patterns, &text[..end], &mut |pattern, _, _, _| {
-            terms.push(self.units[entries[pattern].0].term);
-            ControlFlow::Continue(())
-        });
+        let first = self.first_matches(&text[..end], &mut |_, _, _| false);
+        let mut terms: Vec<usize> = (0..self.units.len())
+            .filter(|&unit| first[unit].iter().any(Option::is_some))
+            .map(|unit| self.units[unit].term)
+            .collect();
         terms.sort_unstable();
         terms.dedup();
-        terms
+        let focus = pick(&first, preferred).or_else(|| self.focus(text, preferred));
+        (focus, terms)
+    }
+
+    /// Per unit, its first match in `text` as typed and its first in
+    /// another form, until `stop` (given the unit, whether the match is
+    /// another form, and its span) says the scan may end.
+    fn first_matches(
+        &self,
+        text: &str,
+        stop: &mut dyn FnMut(usize, bool, &Range<usize>) -> bool,
+    ) -> Vec<[Option<Range<usize>>; 2]> {
+        let entries = self.patterns();
+        let patterns: Vec<Pattern<'_>> = entries.iter().map(|&(.., p)| p).collect();
+        let mut first: Vec<[Option<Range<usize>>; 2]> = vec![[None, None]; self.units.len()];
+        scan(&patterns, text, &mut |pattern, _, _, span| {
+            let (unit, other_form, _) = entries[pattern];
+            let done = stop(unit, other_form, &span);
+            let slot = &mut first[unit][usize::from(other_form)];
+            if slot.is_none() {
+                *slot = Some(span);
+            }
+            if done {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        first
     }
 
     /// Every phrase as a pattern to find in a text, with its unit's index
@@ -641,11 +679,20 @@ impl Question {
     }
 }
 
+/// Of `first` (per unit, its first match as typed and in another form), the
+/// match of the first unit of `preferred` that has one, as typed first.
+fn pick(first: &[[Option<Range<usize>>; 2]], preferred: &[usize]) -> Option<Range<usize>> {
+    preferred.iter().find_map(|&unit| {
+        let [typed, other] = first.get(unit)?;
+        typed.clone().or_else(|| other.clone())
+    })
+}
+
 /// How far past the first match in a text [`Question::focus`] looks for a
 /// more distinctive one, in bytes.
 pub const FOCUS_REACH: usize = 64 * 1024;
 
-/// How much of a text [`Question::matched_terms`] reads, in bytes.
+/// How much of a text [`Question::focus_and_terms`] reads, in bytes.
 pub const MATCHED_REACH: usize = 256 * 1024;
 
 /// Whether the term at `index` of `query` only frames a question: one
@@ -655,6 +702,9 @@ fn frames_question(query: &Query, index: usize) -> bool {
     if term.prefix || term.quoted {
         return false;
     }
+    if let Some(word) = without_clitic(term) {
+        return FRAMING_WORDS.binary_search(&word).is_ok();
+    }
     match term.tokens.as_slice() {
         [word] if !word.chars().all(is_spaceless) => {
             FRAMING_WORDS.binary_search(&word.as_str()).is_ok()
@@ -663,6 +713,22 @@ fn frames_question(query: &Query, index: usize) -> bool {
             let run: Vec<&str> = tokens.iter().map(String::as_str).collect();
             run.iter().all(|t| t.chars().all(is_spaceless)) && content_parts(&run).is_empty()
         }
+    }
+}
+
+/// The endings an apostrophe joins to an English word (`Microsoft's`,
+/// `didn't`, `we'll`), which the tokenizer splits off as words of their own.
+const CLITICS: [&str; 7] = ["d", "ll", "m", "re", "s", "t", "ve"];
+
+/// The word of a term typed without quotes that is one word and a clitic
+/// (`Microsoft's`): a question means the word.
+fn without_clitic(term: &crate::query::Term) -> Option<&str> {
+    if term.quoted || term.prefix || !term.text.contains(['\'', '\u{2019}']) {
+        return None;
+    }
+    match term.tokens.as_slice() {
+        [word, clitic] if CLITICS.contains(&clitic.as_str()) => Some(word),
+        _ => None,
     }
 }
 
@@ -690,6 +756,9 @@ fn typed_unit(query: &Query, index: usize) -> Unit {
 /// its parts and pieces (a term with a spaceless run).
 fn term_units(query: &Query, index: usize) -> Vec<Unit> {
     let term = &query.terms[index];
+    if let Some(word) = without_clitic(term) {
+        return vec![word_unit(index, &[word])];
+    }
     let spaceless = |token: &String| token.chars().next().is_some_and(is_spaceless);
     if term.quoted || term.prefix || !term.tokens.iter().any(spaceless) {
         let mut unit = typed_unit(query, index);
@@ -909,6 +978,17 @@ mod tests {
         assert!(question.adds_to(&query));
         let quoted = Query::parse("\"deploy\"").unwrap();
         assert!(!Question::new(&quoted).adds_to(&quoted));
+    }
+
+    #[test]
+    fn a_word_with_a_clitic_is_the_word() {
+        assert_eq!(typed("Microsoft's licence"), ["\"microsoft\"", "\"licence\""]);
+        assert_eq!(typed("Microsoft\u{2019}s"), ["\"microsoft\""]);
+        assert!(units("Microsoft's")[0].contains(&"\"microsofts\"".to_owned()));
+        let query = Query::parse("what's the fix? didn't we").unwrap();
+        assert_eq!(Question::new(&query).framing, [0, 1, 3, 4]);
+        // Quoted, it is the phrase typed.
+        assert_eq!(typed("\"Microsoft's\""), ["\"Microsoft's\""]);
     }
 
     #[test]

@@ -20,6 +20,22 @@ const MIN_IDF: f64 = 1e-6;
 /// holding another form instead.
 pub const OTHER_FORM_WEIGHT: f64 = 0.5;
 
+/// BM25+'s lower bound (Lv and Zhai, 2011) on what a phrase found in a row
+/// adds to its weight, however long the row, in the scoring of
+/// [`Bm25::with_other_forms`]: a long message holding more of a question's
+/// words is not buried under a short one holding fewer (a long run of CJK
+/// text, one token per character, most of all).
+pub const FOUND_DELTA: f64 = 1.0;
+
+/// How many tokens apart two of a question's words may stand for
+/// [`Bm25::proximity`] to count them as found together: FTS5's own default
+/// for `NEAR`, about a sentence.
+pub const NEAR_TOKENS: i32 = 10;
+
+/// What two of a question's words found together add to a score, times the
+/// smaller of their weights (see [`Bm25::proximity`]).
+pub const PROXIMITY_WEIGHT: f64 = 0.5;
+
 /// The most phrases a query can mark as other forms (bits of an `i64`).
 pub const MOST_MARKED_PHRASES: usize = 63;
 
@@ -184,9 +200,9 @@ impl Bm25 {
     /// FTS5's `rank`. A phrase whose row count is unknown weighs 1 alone in
     /// its row (see [`Bm25::phrases_needing_hits`]) and nothing otherwise.
     ///
-    /// With [`Bm25::with_other_forms`], a phrase weighs its IDF always, an
+    /// With [`Bm25::with_other_forms`], a phrase weighs its IDF always (an
     /// other form [`OTHER_FORM_WEIGHT`] times the smaller of its IDF and its
-    /// form typed's.
+    /// form typed's) and adds [`FOUND_DELTA`] to its weight (BM25+).
     pub fn rank(&self, frequencies: &[u32], length: i32) -> f64 {
         let norm = K1 * (1.0 - B + B * f64::from(length.max(0)) / self.average_length);
         let alone =
@@ -198,15 +214,69 @@ impl Bm25 {
             .filter(|&(_, (&tf, _))| tf > 0)
             .filter_map(|(phrase, (&tf, idf))| {
                 let tf = f64::from(tf);
-                let mut idf = idf.or(alone.then_some(1.0))?;
-                if let Some(typed) = self.typed_form(phrase) {
-                    let cap = self.idf.get(typed).copied().flatten().unwrap_or(idf);
-                    idf = OTHER_FORM_WEIGHT * idf.min(cap);
-                }
-                Some(idf * (tf * (K1 + 1.0)) / (tf + norm))
+                let idf = if self.other_forms.is_some() {
+                    self.weight(phrase)?
+                } else {
+                    idf.or(alone.then_some(1.0))?
+                };
+                let delta = if self.other_forms.is_some() { FOUND_DELTA } else { 0.0 };
+                Some(idf * ((tf * (K1 + 1.0)) / (tf + norm) + delta))
             })
             .sum();
         -score
+    }
+}
+
+impl Bm25 {
+    /// With [`Bm25::with_other_forms`], what the words of a row found
+    /// together add to its score: for each two terms (a phrase as typed with
+    /// its other forms) that stand within [`NEAR_TOKENS`] tokens of each
+    /// other (not at one position), [`PROXIMITY_WEIGHT`] times the smaller
+    /// of their weights (each its IDF, an other form's as in
+    /// [`Bm25::rank`]). `found` holds each phrase found in the row's text
+    /// and its position. Nothing without other forms.
+    pub fn proximity(&self, found: &[(usize, i32)]) -> f64 {
+        if self.other_forms.is_none() {
+            return 0.0;
+        }
+        // Per term: its positions, with the weight of the phrase found there.
+        let mut terms: Vec<(usize, Vec<(i32, f64)>)> = Vec::new();
+        for &(phrase, position) in found {
+            let Some(weight) = self.weight(phrase) else {
+                continue;
+            };
+            let term = self.typed_form(phrase).unwrap_or(phrase);
+            match terms.iter_mut().find(|(t, _)| *t == term) {
+                Some((_, positions)) => positions.push((position, weight)),
+                None => terms.push((term, vec![(position, weight)])),
+            }
+        }
+        let mut bonus = 0.0;
+        for (i, (_, first)) in terms.iter().enumerate() {
+            for (_, second) in &terms[i + 1..] {
+                let together = first.iter().flat_map(|a| second.iter().map(move |b| (a, b))).filter(
+                    |((p, _), (q, _))| (1..=NEAR_TOKENS).contains(&(p - q).abs()),
+                );
+                if let Some(weight) = together.map(|((_, a), (_, b))| a.min(*b)).reduce(f64::max) {
+                    bonus += PROXIMITY_WEIGHT * weight;
+                }
+            }
+        }
+        bonus
+    }
+
+    /// The IDF phrase `phrase` scores by with [`Bm25::with_other_forms`]:
+    /// its own, or for another form [`OTHER_FORM_WEIGHT`] times the smaller
+    /// of its own and its form typed's; `None` while unknown.
+    fn weight(&self, phrase: usize) -> Option<f64> {
+        let idf = (*self.idf.get(phrase)?)?;
+        Some(match self.typed_form(phrase) {
+            Some(typed) => {
+                let cap = self.idf.get(typed).copied().flatten().unwrap_or(idf);
+                OTHER_FORM_WEIGHT * idf.min(cap)
+            }
+            None => idf,
+        })
     }
 }
 
@@ -411,13 +481,34 @@ mod tests {
         assert!(b.phrases_needing_hits(&[1, 1, 1]).is_empty());
         // The rare other form is worth half the form typed, not its own IDF.
         let idf = |hits: f64| ((1000.0 - hits + 0.5) / (hits + 0.5)).ln();
-        let w = 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * 10.0 / 10.0));
+        // BM25+: a found phrase's weight is at least FOUND_DELTA.
+        let w = 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * 10.0 / 10.0)) + FOUND_DELTA;
         assert!((b.rank(&[1, 0, 0], 10) + idf(40.0) * w).abs() < 1e-12);
         assert!((b.rank(&[0, 1, 0], 10) + 0.5 * idf(40.0) * w).abs() < 1e-12);
         assert!(b.rank(&[1, 0, 0], 10) < b.rank(&[0, 1, 0], 10));
         // Alone in its row, a common term still counts by its IDF.
         assert!((b.rank(&[0, 0, 1], 10) + idf(400.0) * w).abs() < 1e-12);
         assert!(b.rank(&[0, 1, 0], 10) < b.rank(&[0, 0, 1], 10));
+    }
+
+    #[test]
+    fn words_found_together_add_to_the_score_in_a_question_only() {
+        let mut b = Bm25::new(RankTotals { rows: 1000, tokens: 10_000 }, 3).with_other_forms(0b010);
+        for (phrase, hits) in [10.0, 3.0, 100.0].into_iter().enumerate() {
+            b.set_hits(phrase, hits);
+        }
+        let idf = |hits: f64| ((1000.0 - hits + 0.5) / (hits + 0.5)).ln();
+        // Terms 0 (with its other form, phrase 1) and 2, 4 tokens apart.
+        assert!((b.proximity(&[(0, 3), (2, 7)]) - 0.5 * idf(100.0)).abs() < 1e-12);
+        // Through the other form, which weighs half the form typed.
+        let other = 0.5 * idf(10.0);
+        assert!((b.proximity(&[(1, 3), (2, 7)]) - 0.5 * other.min(idf(100.0))).abs() < 1e-12);
+        // Too far apart, a term with its own form, one position: nothing.
+        assert_eq!(b.proximity(&[(0, 3), (2, 30)]), 0.0);
+        assert_eq!(b.proximity(&[(0, 3), (1, 4)]), 0.0);
+        assert_eq!(b.proximity(&[(0, 3), (2, 3)]), 0.0);
+        let plain = bm25(1000, 10_000, &[10, 100]);
+        assert_eq!(plain.proximity(&[(0, 3), (1, 4)]), 0.0);
     }
 
     #[test]

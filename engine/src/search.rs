@@ -5,7 +5,6 @@ use crate::content;
 use crate::db::{Connection, Value};
 use crate::error::{Error, Result};
 use crate::excerpt::excerpt;
-use crate::fts5;
 use crate::query::Query;
 use crate::question::Question;
 use crate::rank::{estimate_hits, RankTotals};
@@ -343,8 +342,11 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
             // Each candidate's row: to check or filter it, for its time
             // or its session; else only the page's rows are read.
             i64::from(!scope_decides || filtered || grouped || order == Order::Recent).into(),
-            // The page keeps the best `limit + 1` by rank of every candidate.
-            if grouped || order == Order::Recent {
+            // The page keeps the best `limit + 1` by rank of every candidate;
+            // a count keeps none, so no candidate's length is read.
+            if scoring.count_only {
+                0.into()
+            } else if grouped || order == Order::Recent {
                 Value::Null
             } else {
                 (limit + 1).into()
@@ -417,15 +419,24 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
         })?,
     };
     let more = rows.len() as i64 > limit;
-    let question = Question::new(&query);
-    let focus = Focus::new(db, &query, &question)?;
+    let mut question = Question::new(&query);
+    let short = (rows.len() as i64) < limit;
+    if short {
+        question.keep_forms(&mut |form| {
+            let expression = Query::scoped(form.to_owned(), None);
+            let held = db.query_value(HELD_SQL, &[expression.as_str().into()])?;
+            Ok::<_, Error>(held.as_i64() == Some(1))
+        })?;
+    }
+    let excerpts = !rows.is_empty() || question.adds_to(&query);
+    let focus = Focus::new(db, &query, &question, excerpts)?;
     let mut hits: Vec<Hit> = rows
         .iter()
         .take(limit as usize)
         .filter_map(|row| hit(row, &focus, &redactor, snippet_chars, false))
         .collect();
     let mut terms = None;
-    if hits.len() < limit as usize {
+    if short {
         if question.adds_to(&query) {
             let mut fill = partial_rows(
                 db,
@@ -445,16 +456,22 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
                     .filter_map(|row| hit(row, &focus, &redactor, snippet_chars, true)),
             );
         }
-        terms = Some(term_counts(&query, &question, &redactor, scope_word, |expression| {
-            let rows = run(
-                expression,
-                Order::Relevance,
-                TERM_COUNT_CAP,
-                TERM_COUNT_CAP + 1,
-                Scoring::COUNT,
-            )?;
-            Ok(rows.first().and_then(|row| row[0].as_i64()).unwrap_or(0))
-        })?);
+        terms = Some(term_counts(
+            &query,
+            &question,
+            &redactor,
+            scope_word,
+            |expression| {
+                let rows = run(
+                    expression,
+                    Order::Relevance,
+                    TERM_COUNT_CAP,
+                    TERM_COUNT_CAP,
+                    Scoring::COUNT,
+                )?;
+                Ok(rows.first().and_then(|row| row[0].as_i64()).unwrap_or(0))
+            },
+        )?);
     }
     let fitted = fit(hits, max_bytes);
     Ok(SearchResponse {
@@ -496,7 +513,7 @@ impl Scoring {
 }
 
 /// How many messages the `terms` of a response count at most for a term.
-pub const TERM_COUNT_CAP: i64 = 1000;
+pub const TERM_COUNT_CAP: i64 = 100;
 
 /// What a response says of one query term when full matches are fewer than
 /// the limit: how many messages the caller may see, under the search's
@@ -580,19 +597,24 @@ struct Focus<'a> {
 }
 
 impl<'a> Focus<'a> {
-    /// Orders the units of `question` by the messages holding each,
-    /// estimated from its newest [`fts5::HIT_SAMPLE`] ones as the ranking
-    /// estimates them (a single unit needs no count).
-    fn new(db: &dyn Connection, query: &'a Query, question: &'a Question) -> Result<Focus<'a>> {
+    /// Orders the units of `question` by the messages of the index holding
+    /// each, estimated from its newest [`FOCUS_SAMPLE`] ones (a single unit
+    /// needs no count, nor a search without `excerpts` to cut).
+    fn new(
+        db: &dyn Connection,
+        query: &'a Query,
+        question: &'a Question,
+        excerpts: bool,
+    ) -> Result<Focus<'a>> {
         let mut rarest_first: Vec<usize> = (0..question.units.len()).collect();
-        if rarest_first.len() > 1 {
+        if excerpts && rarest_first.len() > 1 {
             let last_rowid = db.query_value(LAST_ROWID_SQL, &[])?.as_i64().unwrap_or(0);
             let mut holding = Vec::with_capacity(rarest_first.len());
             for unit in 0..question.units.len() {
                 let expression = Query::scoped(question.alternatives(&[unit]), None);
                 let row = db.query(
                     SAMPLE_SQL,
-                    &[expression.as_str().into(), (fts5::HIT_SAMPLE as i64).into()],
+                    &[expression.as_str().into(), FOCUS_SAMPLE.into()],
                 )?;
                 let (seen, first, last) = match row.first().map(Vec::as_slice) {
                     Some([seen, first, last]) => (
@@ -602,7 +624,7 @@ impl<'a> Focus<'a> {
                     ),
                     _ => (0, 0, 0),
                 };
-                holding.push(if seen as u64 >= fts5::HIT_SAMPLE {
+                holding.push(if seen >= FOCUS_SAMPLE {
                     estimate_hits(seen as u64, first..=last, last_rowid)
                 } else {
                     seen as f64
@@ -623,7 +645,22 @@ impl<'a> Focus<'a> {
             .focus(text, &self.rarest_first)
             .or_else(|| self.query.first_match(text))
     }
+
+    /// [`Focus::find`] of `text`, and the query terms it holds, as shown.
+    fn find_with_terms(&self, text: &str) -> (Option<Range<usize>>, Vec<&'a str>) {
+        let (found, terms) = self.question.focus_and_terms(text, &self.rarest_first);
+        let terms = terms.into_iter().map(|t| self.query.terms[t].shown()).collect();
+        (found.or_else(|| self.query.first_match(text)), terms)
+    }
 }
+
+/// Rows of a unit's newest matches in the index that [`Focus`] reads to
+/// tell a rare unit from a common one.
+const FOCUS_SAMPLE: i64 = 128;
+
+/// Whether some message holds FTS5 expression ?1.
+const HELD_SQL: &str =
+    "SELECT EXISTS (SELECT 1 FROM session_search_fts WHERE session_search_fts MATCH ?1)";
 
 /// The largest rowid of the index (the oldest message's).
 const LAST_ROWID_SQL: &str = "SELECT ~min(id) FROM messages";
@@ -868,11 +905,11 @@ impl Page {
 /// (see [`Question`]), of every candidate read. The candidates are read in
 /// up to three windows, each of which ranks its own and keeps the best
 /// `found + limit`: the newest `window` messages holding two units within
-/// [`crate::question::NEAR_TOKENS`] tokens of each other; every message
+/// [`crate::rank::NEAR_TOKENS`] tokens of each other; every message
 /// (up to [`RARE_TERM_BUDGET`]) holding a rare unit, one with at most
 /// `window` matches, so that a unit in most messages cannot push them out;
-/// and, when some unit is not rare, the newest `window` messages holding
-/// any unit.
+/// and, when some unit is not rare and those two leave the page short, the
+/// newest `window` messages holding any unit.
 fn partial_rows(
     db: &dyn Connection,
     question: &Question,
@@ -1008,22 +1045,24 @@ fn hit(
 ) -> Option<Hit> {
     let content = row[6].as_bytes()?;
     let text = content::searchable_text(&content)?;
-    let matched = if partial {
-        focus
-            .question
-            .matched_terms(&text)
-            .into_iter()
-            .map(|term| redactor.redact(focus.query.terms[term].shown()).into_owned())
-            .collect()
+    let (found, matched) = if partial {
+        focus.find_with_terms(&text)
     } else {
-        Vec::new()
+        (focus.find(&text), Vec::new())
     };
+    // `excerpt` looks for the match in the text first, in its redacted
+    // window after: the first is already known.
+    let known = Cell::new(Some(found));
     let snippet = excerpt(
         &text,
-        &|text| focus.find(text),
+        &|t| known.take().unwrap_or_else(|| focus.find(t)),
         redactor,
         usize::try_from(snippet_chars).ok()?,
     );
+    let matched = matched
+        .into_iter()
+        .map(|term| redactor.redact(term).into_owned())
+        .collect();
     let id = row[1].as_i64()?;
     let rank = row[5].as_f64().unwrap_or(0.0);
     Some(Hit {

@@ -47,7 +47,9 @@ pub use session_search_engine::history::{
 pub use session_search_engine::list::{ListOptions, ListResponse, SessionSummary};
 pub use session_search_engine::role::{Role, UnknownRole};
 pub use session_search_engine::scope::Visibility;
-pub use session_search_engine::search::{GroupBy, Hit, Order, SearchOptions, SearchResponse};
+pub use session_search_engine::search::{
+    GroupBy, Hit, Order, SearchOptions, SearchResponse, TermCount,
+};
 pub use session_search_engine::store::{IndexingMode, Progress, RedactionChange, Status};
 pub use session_search_engine::tokenizer;
 pub use store::{NewMessage, NewSession, SearchRequest, Store, StoreOptions};

@@ -233,18 +233,20 @@ fn the_scenario_covers_scores_flags_redaction_and_cjk() {
     // with no message holding them.
     let stored: String = lines
         .iter()
-        .map(|line| match serde_json::from_str::<serde_json::Value>(line) {
-            Ok(serde_json::Value::Object(mut response)) => {
-                if let Some(terms) = response.remove("terms") {
-                    assert!(terms.as_array().unwrap().iter().all(|term| {
-                        !term["term"].as_str().unwrap().contains("Zt8qLm3Rv9")
-                            || term["messages"] == 0
-                    }));
+        .map(
+            |line| match serde_json::from_str::<serde_json::Value>(line) {
+                Ok(serde_json::Value::Object(mut response)) => {
+                    if let Some(terms) = response.remove("terms") {
+                        assert!(terms.as_array().unwrap().iter().all(|term| {
+                            !term["term"].as_str().unwrap().contains("Zt8qLm3Rv9")
+                                || term["messages"] == 0
+                        }));
+                    }
+                    serde_json::Value::Object(response).to_string()
                 }
-                serde_json::Value::Object(response).to_string()
-            }
-            _ => line.clone(),
-        })
+                _ => line.clone(),
+            },
+        )
         .collect::<Vec<_>>()
         .join("\n");
     assert!(!stored.contains("Zt8qLm3Rv9XwB2nK7pQd4Hs6Yj1Fc5Ga0Ue8Wi3Oy7Tr2Mb9Nx4Lk6Jh1"));

@@ -618,7 +618,7 @@ fn a_question_ranks_its_partial_matches_by_one_score() {
         1,
     );
     // Both words, far apart; then more than a page of newer, shorter
-    // messages that repeat one of them and outscore the answer by BM25.
+    // messages that repeat one of them.
     let apart = say(
         &store,
         key,
@@ -639,35 +639,16 @@ fn a_question_ranks_its_partial_matches_by_one_score() {
     for visibility in LEVELS {
         let options = with(key, visibility, 10);
         let page = search(&store, "where did we discuss the staging deploy?", &options);
-        // One order, by score: the words held together do not put a
-        // message before those that score more.
+        // One order, by score (BM25+ over the words each holds): the two
+        // messages with both words first, the shorter first, whether the
+        // words stand together or not; then those that repeat one word.
         assert!(page.results.iter().all(|hit| hit.partial));
         assert!(page.results.windows(2).all(|w| w[0].score >= w[1].score));
-        assert!(page.results[..10].iter().all(|hit| louder.contains(&hit.id)));
-        let wider = search(
-            &store,
-            "where did we discuss the staging deploy?",
-            &with(key, visibility, 25),
-        );
-        assert!(wider.results.windows(2).all(|w| w[0].score >= w[1].score));
-        let at = |id| wider.results.iter().position(|hit| hit.id == id);
-        // The two messages with both words, the shorter first.
-        assert_eq!(at(apart), Some(12), "{visibility:?}");
-        assert_eq!(at(answer), Some(13), "{visibility:?}");
-        // Its score is the BM25 of the words it holds, the score the same
-        // words give it without the question around them.
-        let answer_hit = &wider.results[13];
-        assert_eq!(answer_hit.matched, ["staging", "deploy"]);
-        let plain = search(&store, "staging OR deploy", &with(key, visibility, 25));
-        let score = |id| {
-            plain
-                .results
-                .iter()
-                .find(|hit| hit.id == id)
-                .map(|hit| hit.score)
-        };
-        assert_eq!(Some(answer_hit.score), score(answer));
-        assert!(score(apart).is_some());
+        let ids: Vec<i64> = page.results.iter().map(|hit| hit.id).collect();
+        assert_eq!(ids[..2], [apart, answer], "{visibility:?}");
+        assert!(ids[2..].iter().all(|id| louder.contains(id)));
+        assert_eq!(page.results[1].matched, ["staging", "deploy"]);
+        assert_eq!(page.results[2].matched.len(), 1);
     }
 }
 
