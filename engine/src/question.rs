@@ -450,14 +450,6 @@ impl Question {
                 .map(|term| typed_unit(query, term))
                 .collect();
         }
-        // Bounded like the other forms' marks.
-        let mut phrases = 0;
-        units.retain_mut(|unit| {
-            let room = MOST_MARKED_PHRASES.saturating_sub(phrases);
-            unit.phrases.truncate(room);
-            phrases += unit.phrases.len();
-            !unit.phrases.is_empty()
-        });
         let framing = if kept.len() == query.terms.len() {
             Vec::new()
         } else {
@@ -499,12 +491,17 @@ impl Question {
 
     /// Every unit's phrases joined by `OR`, how many phrases they are, and
     /// the bits of those that are other forms: the scored part of every
-    /// expression of the fill.
+    /// expression of the fill. An other form that would come after the
+    /// first [`MOST_MARKED_PHRASES`] phrases, which a mark cannot reach, is
+    /// left out: every word as typed is scored, however many.
     pub fn scored(&self) -> (String, usize, u64) {
         let mut strings = Vec::new();
         let mut marks = 0u64;
         for phrase in self.units.iter().flat_map(|unit| &unit.phrases) {
             if phrase.other_form {
+                if strings.len() >= MOST_MARKED_PHRASES {
+                    continue;
+                }
                 marks |= 1 << strings.len();
             }
             strings.push(phrase.fts5.as_str());
@@ -1039,16 +1036,24 @@ mod tests {
     }
 
     #[test]
-    fn the_phrases_scored_are_bounded() {
-        let words: Vec<String> = ["deploy", "compile", "configure", "install", "connect"]
+    fn every_word_typed_is_scored_however_many_other_forms_come_before() {
+        let words: Vec<String> = ["deploy", "compile", "configure", "install", "connect", "index"]
             .iter()
             .cycle()
-            .take(5)
-            .map(|w| (*w).to_owned())
+            .take(12)
+            .enumerate()
+            .map(|(i, w)| format!("{w}{}", "s".repeat(i / 6)))
             .chain((0..80).map(|i| format!("word{i}")))
             .collect();
         let query = Query::parse(&words.join(" ")).unwrap();
-        let (_, phrases, _) = Question::new(&query).scored();
-        assert!(phrases <= MOST_MARKED_PHRASES);
+        let question = Question::new(&query);
+        let (scored, phrases, marks) = question.scored();
+        assert_eq!(question.units.len(), 92);
+        for word in &words {
+            assert!(scored.contains(&format!("\"{word}\"")), "{word}");
+        }
+        assert!(phrases > MOST_MARKED_PHRASES);
+        assert!(marks.leading_zeros() >= 1);
+        assert_eq!(phrases - marks.count_ones() as usize, 92);
     }
 }
