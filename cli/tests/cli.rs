@@ -297,7 +297,48 @@ fn search_for_people_without_colour_off_a_terminal() {
 
     let run = run(&db, &["search", "no such words anywhere"]);
     assert_eq!((run.code, run.stdout.as_str()), (1, ""));
-    assert_eq!(run.stderr, "No matches.\n");
+    assert_eq!(
+        run.stderr,
+        "No matches.\nNo message you can see holds: no, such, words, anywhere. \
+         Leave out or replace those words.\n"
+    );
+}
+
+#[test]
+fn partial_matches_come_under_their_own_heading_with_the_words_they_hold() {
+    let (_dir, db) = imported();
+    let out = ok(&db, &["search", "checkout postmortem"]);
+    let (full, partial) = out
+        .split_once("Partial matches: messages with only some of the words\n\n")
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        full.starts_with("openclaw:3e9d2c1b-8a7f-4c6e-b5d4-1a2b3c4d5e6f  2025-11-02 10:00:02 +00:00  user  c0000001\n"),
+        "{out}"
+    );
+    assert!(!full.contains("matched:"), "{out}");
+    assert!(
+        partial.starts_with("openclaw:3e9d2c1b-8a7f-4c6e-b5d4-1a2b3c4d5e6f  2025-11-02 10:00:30 +00:00  assistant  c0000002  (matched: checkout)\n"),
+        "{out}"
+    );
+    // Nothing holds every word: the heading says so, and stderr names the
+    // word that matched nothing.
+    let run = run(&db, &["search", "checkout outage zebra"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with(
+            "No message has every word; partial matches: messages with some of them\n\n\
+             openclaw:3e9d2c1b-8a7f-4c6e-b5d4-1a2b3c4d5e6f  2025-11-02 10:00:02 +00:00  user  c0000001  (matched: checkout, outage)\n"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        run.stderr,
+        "No message you can see holds: zebra. Leave out or replace those words.\n"
+    );
+    // Another form of a word: `refunds` and `refund_retry…` for `refunded`.
+    let out = ok(&db, &["search", "refunded"]);
+    assert!(out.contains("(matched: refunded)"), "{out}");
 }
 
 #[test]

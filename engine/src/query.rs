@@ -341,7 +341,11 @@ pub(crate) fn scan(
         (entry.1, entry.2) = (token.start, token.end);
         recent.push_back(entry);
         count += 1;
-        let candidates = ending.get(token.text).into_iter().flatten().chain(&prefixes);
+        let candidates = ending
+            .get(token.text)
+            .into_iter()
+            .flatten()
+            .chain(&prefixes);
         for &index in candidates {
             let pattern = patterns[index];
             let n = pattern.tokens.len();

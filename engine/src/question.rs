@@ -21,7 +21,6 @@ use crate::rank::{MOST_MARKED_PHRASES, NEAR_TOKENS};
 use crate::tokenizer::{is_spaceless, RUN_BOUNDARY};
 use std::ops::{ControlFlow, Range};
 
-
 /// The most units whose pairs [`Question::near_pairs`] joins (28 pairs):
 /// the groups grow with the square of the units, and a query may hold
 /// hundreds of words.
@@ -465,7 +464,10 @@ impl Question {
     /// # Errors
     ///
     /// What `found` returns.
-    pub fn keep_forms<E>(&mut self, found: &mut dyn FnMut(&str) -> Result<bool, E>) -> Result<(), E> {
+    pub fn keep_forms<E>(
+        &mut self,
+        found: &mut dyn FnMut(&str) -> Result<bool, E>,
+    ) -> Result<(), E> {
         for unit in &mut self.units {
             let mut kept = Vec::with_capacity(unit.phrases.len());
             for phrase in unit.phrases.drain(..) {
@@ -611,7 +613,11 @@ impl Question {
     /// [`Question::focus`] of `text`, and the indices of the query terms
     /// that a unit of which it holds (as typed, in another form or a piece),
     /// in order, looked for in its first [`MATCHED_REACH`] bytes.
-    pub fn focus_and_terms(&self, text: &str, preferred: &[usize]) -> (Option<Range<usize>>, Vec<usize>) {
+    pub fn focus_and_terms(
+        &self,
+        text: &str,
+        preferred: &[usize],
+    ) -> (Option<Range<usize>>, Vec<usize>) {
         let mut end = text.len().min(MATCHED_REACH);
         while !text.is_char_boundary(end) {
             end -= 1;
@@ -979,7 +985,10 @@ mod tests {
 
     #[test]
     fn a_word_with_a_clitic_is_the_word() {
-        assert_eq!(typed("Microsoft's licence"), ["\"microsoft\"", "\"licence\""]);
+        assert_eq!(
+            typed("Microsoft's licence"),
+            ["\"microsoft\"", "\"licence\""]
+        );
         assert_eq!(typed("Microsoft\u{2019}s"), ["\"microsoft\""]);
         assert!(units("Microsoft's")[0].contains(&"\"microsofts\"".to_owned()));
         let query = Query::parse("what's the fix? didn't we").unwrap();
@@ -1037,14 +1046,21 @@ mod tests {
 
     #[test]
     fn every_word_typed_is_scored_however_many_other_forms_come_before() {
-        let words: Vec<String> = ["deploy", "compile", "configure", "install", "connect", "index"]
-            .iter()
-            .cycle()
-            .take(12)
-            .enumerate()
-            .map(|(i, w)| format!("{w}{}", "s".repeat(i / 6)))
-            .chain((0..80).map(|i| format!("word{i}")))
-            .collect();
+        let words: Vec<String> = [
+            "deploy",
+            "compile",
+            "configure",
+            "install",
+            "connect",
+            "index",
+        ]
+        .iter()
+        .cycle()
+        .take(12)
+        .enumerate()
+        .map(|(i, w)| format!("{w}{}", "s".repeat(i / 6)))
+        .chain((0..80).map(|i| format!("word{i}")))
+        .collect();
         let query = Query::parse(&words.join(" ")).unwrap();
         let question = Question::new(&query);
         let (scored, phrases, marks) = question.scored();

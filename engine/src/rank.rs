@@ -219,7 +219,11 @@ impl Bm25 {
                 } else {
                     idf.or(alone.then_some(1.0))?
                 };
-                let delta = if self.other_forms.is_some() { FOUND_DELTA } else { 0.0 };
+                let delta = if self.other_forms.is_some() {
+                    FOUND_DELTA
+                } else {
+                    0.0
+                };
                 Some(idf * ((tf * (K1 + 1.0)) / (tf + norm) + delta))
             })
             .sum();
@@ -254,9 +258,10 @@ impl Bm25 {
         let mut bonus = 0.0;
         for (i, (_, first)) in terms.iter().enumerate() {
             for (_, second) in &terms[i + 1..] {
-                let together = first.iter().flat_map(|a| second.iter().map(move |b| (a, b))).filter(
-                    |((p, _), (q, _))| (1..=NEAR_TOKENS).contains(&(p - q).abs()),
-                );
+                let together = first
+                    .iter()
+                    .flat_map(|a| second.iter().map(move |b| (a, b)))
+                    .filter(|((p, _), (q, _))| (1..=NEAR_TOKENS).contains(&(p - q).abs()));
                 if let Some(weight) = together.map(|((_, a), (_, b))| a.min(*b)).reduce(f64::max) {
                     bonus += PROXIMITY_WEIGHT * weight;
                 }
@@ -493,7 +498,14 @@ mod tests {
 
     #[test]
     fn words_found_together_add_to_the_score_in_a_question_only() {
-        let mut b = Bm25::new(RankTotals { rows: 1000, tokens: 10_000 }, 3).with_other_forms(0b010);
+        let mut b = Bm25::new(
+            RankTotals {
+                rows: 1000,
+                tokens: 10_000,
+            },
+            3,
+        )
+        .with_other_forms(0b010);
         for (phrase, hits) in [10.0, 3.0, 100.0].into_iter().enumerate() {
             b.set_hits(phrase, hits);
         }

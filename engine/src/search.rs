@@ -649,7 +649,10 @@ impl<'a> Focus<'a> {
     /// [`Focus::find`] of `text`, and the query terms it holds, as shown.
     fn find_with_terms(&self, text: &str) -> (Option<Range<usize>>, Vec<&'a str>) {
         let (found, terms) = self.question.focus_and_terms(text, &self.rarest_first);
-        let terms = terms.into_iter().map(|t| self.query.terms[t].shown()).collect();
+        let terms = terms
+            .into_iter()
+            .map(|t| self.query.terms[t].shown())
+            .collect();
         (found.or_else(|| self.query.first_match(text)), terms)
     }
 }

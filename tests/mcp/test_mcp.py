@@ -131,7 +131,17 @@ class McpServerTest(unittest.TestCase):
         )
         self.assertEqual(question["results"][0]["messageId"], "m1")
         self.assertTrue(question["results"][0]["partial"])
-        self.assertIn("partial match", text)
+        self.assertEqual(question["results"][0]["matched"], ["staging", "deploy", "timeout"])
+        self.assertIn("partial match: staging, deploy, timeout", text)
+        # What each word matched, for a model to drop or replace one.
+        terms = {t["term"]: t for t in question["terms"]}
+        self.assertTrue(terms["where"]["framing"])
+        self.assertEqual(terms["timeout"]["messages"], 1)
+        self.assertIn("Messages holding each word:", text)
+        _, zebra, text = self.call(tool="sessions_search", arguments={"query": "staging zebra"})
+        self.assertEqual({t["term"]: t["messages"] for t in zebra["terms"]}["zebra"], 0)
+        self.assertIn("zebra 0", text)
+        self.assertTrue(all(hit["partial"] and hit["matched"] == ["staging"] for hit in zebra["results"]))
         _, grouped, _ = self.call(tool="sessions_search", arguments={"query": "staging", "groupBy": "session"})
         keys = [hit["sessionKey"] for hit in grouped["results"]]
         self.assertEqual(len(keys), len(set(keys)))

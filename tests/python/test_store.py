@@ -1045,6 +1045,42 @@ class SearchTest(StoreTestCase):
             self.assertTrue(message.startswith("sessions_search: "), message)
 
 
+class QuestionTest(StoreTestCase):
+    """A question typed in plain language, on the SQLite of /usr/bin/python3:
+    partial matches ranked by one score after the full ones, other forms of
+    a word and the pieces of a CJK run in the fill only, and terms counted
+    within the caller's view."""
+
+    def test_partial_matches_other_forms_pieces_and_terms(self):
+        c = store()
+        session(c, "main:1", "main")
+        session(c, "ops:1", "ops")
+        say(c, "main:1", "user", "compile the staging box", 1, id=1)
+        say(c, "main:1", "assistant", "the compilation failed on the staging box", 2, id=2)
+        say(c, "main:1", "assistant", "我們的機器人用 PostgreSQL 當資料庫", 3, id=3)
+        say(c, "ops:1", "user", "the zeppelin compiled", 4, id=4)
+        page = search(c, "how do we compile the staging zeppelin?", "main:1")
+        self.assertEqual([(h["id"], h.get("partial", False)) for h in page["results"]], [(1, True), (2, True)])
+        scores = [h["score"] for h in page["results"]]
+        self.assertEqual(scores, sorted(scores, reverse=True))
+        self.assertEqual(page["results"][1]["matched"], ["compile", "staging"])
+        terms = {t["term"]: t for t in page["terms"]}
+        self.assertTrue(terms["how"]["framing"])
+        self.assertEqual(terms["compile"]["messages"], 1)
+        self.assertEqual(terms["compile"]["otherForms"], 1)
+        # The other agent's zeppelin is not counted, nor found.
+        self.assertEqual(terms["zeppelin"]["messages"], 0)
+        everyone = search(c, "how do we compile the staging zeppelin?", "main:1", visibility="all")
+        self.assertEqual({t["term"]: t for t in everyone["terms"]}["zeppelin"]["messages"], 1)
+        # Exact matching does not change.
+        self.assertEqual(found(c, '"compiling"', "main:1"), [])
+        self.assertEqual(search(c, "compile", "main:1")["results"][0]["id"], 1)
+        cjk = search(c, "上次那個機器人用了什麼資料庫？", "main:1")
+        self.assertEqual([h["id"] for h in cjk["results"]], [3])
+        self.assertEqual(cjk["results"][0]["matched"], ["上次那個機器人用了什麼資料庫"])
+        self.assertEqual(search(c, '"機器人資料庫"', "main:1")["results"], [])
+
+
 class RankTest(StoreTestCase):
     """sessions_rank on this SQLite (3.40 here): FTS5's BM25 of the text column's terms,
     with the row count of a term in more than 1024 messages estimated from

@@ -347,3 +347,23 @@ SELECT sessions_history('agent:main:hist', 'caller=agent:main:cli:1');
 SELECT sessions_history(NULL, '{"caller":"agent:main:cli:1"}');
 SELECT sessions_history('agent:main:hist', NULL);
 SELECT json_extract(sessions_status(), '$.integrity');
+-- Questions: when full matches are fewer than the limit, partial matches
+-- fill the page, by one score, with the terms each holds; a word also
+-- matches its other forms and a CJK run its pieces there, never in full
+-- matches; `terms` counts each word among the caller's messages only.
+INSERT INTO sessions(session_key, agent_id, spawned_by, created_at) VALUES
+  ('agent:q:1', 'q', NULL, 900), ('agent:q:other', 'q2', NULL, 901);
+INSERT INTO messages(session_key, role, content, created_at) VALUES
+  ('agent:q:1', 'assistant', 'the compilation failed on the build box', 910),
+  ('agent:q:1', 'user', 'compile it again', 911),
+  ('agent:q:1', 'assistant', '我們的機器人用 PostgreSQL 當資料庫', 912),
+  ('agent:q:other', 'user', 'a zeppelin compiled', 913);
+SELECT json_extract(value, '$.snippet'), json_extract(value, '$.partial'), json_extract(value, '$.matched')
+FROM json_each(json_extract(sessions_search('compiling errors', '{"caller":"agent:q:1","visibility":"self"}'), '$.results'));
+SELECT json_extract(sessions_search('where did we see compiling zeppelin errors?', '{"caller":"agent:q:1","visibility":"self"}'), '$.terms');
+SELECT json_extract(sessions_search('where did we see compiling zeppelin errors?', '{"caller":"agent:q:1","visibility":"all"}'), '$.terms[5]');
+SELECT json_extract(sessions_search('"compiling"', '{"caller":"agent:q:1","visibility":"self"}'), '$.results');
+SELECT json_extract(sessions_search('compile', '{"caller":"agent:q:1","visibility":"self"}'), '$.results[0].snippet', '$.results[0].partial', '$.results[1].snippet', '$.results[1].partial');
+SELECT json_extract(value, '$.snippet'), json_extract(value, '$.matched')
+FROM json_each(json_extract(sessions_search('上次那個機器人用了什麼資料庫？', '{"caller":"agent:q:1","visibility":"self"}'), '$.results'));
+SELECT json_extract(sessions_search('"機器人資料庫"', '{"caller":"agent:q:1","visibility":"self"}'), '$.results');

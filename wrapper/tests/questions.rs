@@ -18,7 +18,11 @@ fn with(caller: &str, visibility: Visibility, limit: i64) -> SearchOptions {
 }
 
 fn find<'a>(response: &'a SearchResponse, id: i64) -> Option<(usize, &'a Hit)> {
-    response.results.iter().enumerate().find(|(_, hit)| hit.id == id)
+    response
+        .results
+        .iter()
+        .enumerate()
+        .find(|(_, hit)| hit.id == id)
 }
 
 fn term<'a>(response: &'a SearchResponse, text: &str) -> &'a TermCount {
@@ -49,14 +53,22 @@ fn the_fill_chooses_its_page_by_score_from_every_candidate_it_reads() {
         &store,
         key,
         Role::Assistant,
-        &format!("{} run the test then fix it {}", "words ".repeat(80), "more ".repeat(80)),
+        &format!(
+            "{} run the test then fix it {}",
+            "words ".repeat(80),
+            "more ".repeat(80)
+        ),
         1,
     );
     // The short message with three of the question's words, two of them
     // rare.
     let short = say(&store, key, Role::User, "flaky retry test", 2);
     for i in 0..12 {
-        let text = if i % 2 == 0 { "a test ran" } else { "a fix landed" };
+        let text = if i % 2 == 0 {
+            "a test ran"
+        } else {
+            "a fix landed"
+        };
         say(&store, key, Role::User, text, 10 + i);
     }
     let options = SearchOptions {
@@ -79,11 +91,20 @@ fn other_forms_of_a_word_fill_the_page_below_the_form_typed() {
     let key = "main:1";
     session(&store, key, "main", None);
     let typed = say(&store, key, Role::User, "compile the staging box", 1);
-    let other = say(&store, key, Role::User, "the compilation failed on the staging box", 2);
+    let other = say(
+        &store,
+        key,
+        Role::User,
+        "the compilation failed on the staging box",
+        2,
+    );
     say(&store, key, Role::User, "nothing to see", 3);
     let page = search(&store, "compile", &with(key, Visibility::Tree, 10));
     assert_eq!(page.results.len(), 2, "{page:?}");
-    assert_eq!((page.results[0].id, page.results[0].partial), (typed, false));
+    assert_eq!(
+        (page.results[0].id, page.results[0].partial),
+        (typed, false)
+    );
     assert_eq!((page.results[1].id, page.results[1].partial), (other, true));
     assert_eq!(page.results[1].matched, ["compile"]);
     let counted = term(&page, "compile");
@@ -91,11 +112,17 @@ fn other_forms_of_a_word_fill_the_page_below_the_form_typed() {
     // Other forms of the other direction, and of an inflection.
     for (query, expected) in [("compilation", typed), ("compiling", typed)] {
         let page = search(&store, query, &with(key, Visibility::Tree, 10));
-        assert!(find(&page, expected).is_some_and(|(_, hit)| hit.partial), "{query}: {page:?}");
+        assert!(
+            find(&page, expected).is_some_and(|(_, hit)| hit.partial),
+            "{query}: {page:?}"
+        );
     }
     // Exact matching is unchanged: a quoted word, a prefix.
     let quoted = search(&store, "\"compile\"", &with(key, Visibility::Tree, 10));
-    assert_eq!(quoted.results.iter().map(|h| h.id).collect::<Vec<_>>(), [typed]);
+    assert_eq!(
+        quoted.results.iter().map(|h| h.id).collect::<Vec<_>>(),
+        [typed]
+    );
     let prefix = search(&store, "compil*", &with(key, Visibility::Tree, 10));
     assert!(prefix.results.iter().all(|hit| !hit.partial));
     assert_eq!(prefix.results.len(), 2);
@@ -104,7 +131,11 @@ fn other_forms_of_a_word_fill_the_page_below_the_form_typed() {
     // another form.
     let exact = say(&store, key, Role::User, "staging deploy tonight", 4);
     let inflected = say(&store, key, Role::User, "staging deployed tonight", 5);
-    let page = search(&store, "deploy staging rollback", &with(key, Visibility::Tree, 10));
+    let page = search(
+        &store,
+        "deploy staging rollback",
+        &with(key, Visibility::Tree, 10),
+    );
     let (at_exact, hit_exact) = find(&page, exact).expect("the form typed");
     let (at_inflected, hit_inflected) = find(&page, inflected).expect("another form");
     assert!(at_exact < at_inflected, "{page:?}");
@@ -118,10 +149,28 @@ fn a_cjk_question_counts_by_the_pieces_of_its_runs() {
     let store = store();
     let key = "main:1";
     session(&store, key, "main", None);
-    let answer = say(&store, key, Role::Assistant, "我們的機器人用 PostgreSQL 當資料庫", 1);
+    let answer = say(
+        &store,
+        key,
+        Role::Assistant,
+        "我們的機器人用 PostgreSQL 當資料庫",
+        1,
+    );
     say(&store, key, Role::User, "今天天氣很好", 2);
-    let japanese = say(&store, key, Role::Assistant, "ボットのデータベースは SQLite です", 3);
-    let korean = say(&store, key, Role::Assistant, "봇의 데이터베이스는 Redis 입니다", 4);
+    let japanese = say(
+        &store,
+        key,
+        Role::Assistant,
+        "ボットのデータベースは SQLite です",
+        3,
+    );
+    let korean = say(
+        &store,
+        key,
+        Role::Assistant,
+        "봇의 데이터베이스는 Redis 입니다",
+        4,
+    );
     let page = search(
         &store,
         "上次那個 Telegram 機器人用了什麼資料庫？",
@@ -134,9 +183,21 @@ fn a_cjk_question_counts_by_the_pieces_of_its_runs() {
     assert!(term(&page, "上次那個").framing);
     let run = term(&page, "機器人用了什麼資料庫");
     assert_eq!((run.messages, run.other_forms), (Some(0), Some(1)));
-    let page = search(&store, "ボットはどのデータベースを使った？", &with(key, Visibility::Tree, 10));
-    assert_eq!(page.results.first().map(|h| h.id), Some(japanese), "{page:?}");
-    let page = search(&store, "데이터베이스를 어떻게 했나요", &with(key, Visibility::Tree, 10));
+    let page = search(
+        &store,
+        "ボットはどのデータベースを使った？",
+        &with(key, Visibility::Tree, 10),
+    );
+    assert_eq!(
+        page.results.first().map(|h| h.id),
+        Some(japanese),
+        "{page:?}"
+    );
+    let page = search(
+        &store,
+        "데이터베이스를 어떻게 했나요",
+        &with(key, Visibility::Tree, 10),
+    );
     assert_eq!(page.results.first().map(|h| h.id), Some(korean), "{page:?}");
     // Quoted, a run is one phrase as typed.
     let quoted = search(&store, "\"機器人資料庫\"", &with(key, Visibility::Tree, 10));
@@ -145,17 +206,30 @@ fn a_cjk_question_counts_by_the_pieces_of_its_runs() {
     // (in a history of some size, where words have the weights they have
     // in use).
     for i in 0..20 {
-        say(&store, key, Role::User, &format!("unrelated note {i} about lunch"), 10 + i);
+        say(
+            &store,
+            key,
+            Role::User,
+            &format!("unrelated note {i} about lunch"),
+            10 + i,
+        );
     }
     let long = say(
         &store,
         key,
         Role::Assistant,
-        &format!("{}機器人的資料庫是 PostgreSQL", "這是一段很長的說明文字，".repeat(20)),
+        &format!(
+            "{}機器人的資料庫是 PostgreSQL",
+            "這是一段很長的說明文字，".repeat(20)
+        ),
         5,
     );
     say(&store, key, Role::User, "Telegram is nice", 6);
-    let page = search(&store, "Telegram 機器人 資料庫", &with(key, Visibility::Tree, 10));
+    let page = search(
+        &store,
+        "Telegram 機器人 資料庫",
+        &with(key, Visibility::Tree, 10),
+    );
     let (at_long, _) = find(&page, long).expect("the long message");
     let (at_short, _) = page
         .results
@@ -171,7 +245,13 @@ fn terms_count_what_each_word_matched_within_the_callers_view() {
     let store = store();
     session(&store, "main:1", "main", None);
     session(&store, "ops:1", "ops", None);
-    say(&store, "main:1", Role::User, "deployed the zebra service", 1);
+    say(
+        &store,
+        "main:1",
+        Role::User,
+        "deployed the zebra service",
+        1,
+    );
     say(&store, "main:1", Role::Assistant, "the deploy finished", 2);
     say(&store, "ops:1", Role::User, "a giraffe deploy", 3);
     let query = "where did we deploy the giraffe";
@@ -200,9 +280,19 @@ fn terms_count_what_each_word_matched_within_the_callers_view() {
     assert!(full.terms.is_none(), "{full:?}");
     // Capped.
     for i in 0..1005 {
-        say(&store, "main:1", Role::User, &format!("common word {i}"), 10 + i);
+        say(
+            &store,
+            "main:1",
+            Role::User,
+            &format!("common word {i}"),
+            10 + i,
+        );
     }
-    let capped = search(&store, "common giraffe", &with("main:1", Visibility::Tree, 10));
+    let capped = search(
+        &store,
+        "common giraffe",
+        &with("main:1", Visibility::Tree, 10),
+    );
     let common = term(&capped, "common");
     assert_eq!((common.messages, common.at_least), (Some(1000), true));
 }
@@ -225,7 +315,11 @@ fn an_excerpt_centres_on_the_rarest_word_it_holds() {
     assert!(!hit.partial);
     assert!(hit.snippet.contains("zanzibar"), "{}", hit.snippet);
     // A question's framing words never take the excerpt from its topic.
-    let page = search(&store, "where was the zanzibar cache", &with(key, Visibility::Tree, 10));
+    let page = search(
+        &store,
+        "where was the zanzibar cache",
+        &with(key, Visibility::Tree, 10),
+    );
     let (_, hit) = find(&page, id).expect("the hit");
     assert!(hit.snippet.contains("zanzibar cache"), "{}", hit.snippet);
 }
@@ -239,6 +333,12 @@ fn the_sql_function_answers_as_the_wrapper() {
     let json = search_sql(&store, "compiling errors", &options).unwrap();
     let sql: SearchResponse = serde_json::from_str(&json).unwrap();
     assert_eq!(sql, search(&store, "compiling errors", &options));
-    assert!(json.contains(r#""partial":true,"matched":["compiling"]"#), "{json}");
-    assert!(json.contains(r#"{"term":"errors","messages":0,"otherForms":0}"#), "{json}");
+    assert!(
+        json.contains(r#""partial":true,"matched":["compiling"]"#),
+        "{json}"
+    );
+    assert!(
+        json.contains(r#"{"term":"errors","messages":0,"otherForms":0}"#),
+        "{json}"
+    );
 }
