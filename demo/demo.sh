@@ -32,6 +32,11 @@ step "CJK: the 2-character queries 東京 and 서울 find words inside longer ru
 ss search '東京' --limit 1
 ss search '서울' --limit 1
 
+step "a question in plain words: no message holds every word, so the closest come as partial matches, with the words each holds ('locked' also finds 'locks')"
+ss search 'why was the invoices table locked during the staging deploy?' --limit 3
+step "a question in Chinese: its pieces (首尔, 区域, 部署) count, its framing words (什么时候, 的) do not"
+ss search '首尔区域什么时候部署的？' --limit 2
+
 step "rewind: the abandoned 'blue-green cutover' branch is not on the active branch, so not found"
 nothing search '"blue-green cutover"'
 

@@ -17,7 +17,7 @@ fn with(caller: &str, visibility: Visibility, limit: i64) -> SearchOptions {
     }
 }
 
-fn find<'a>(response: &'a SearchResponse, id: i64) -> Option<(usize, &'a Hit)> {
+fn find(response: &SearchResponse, id: i64) -> Option<(usize, &Hit)> {
     response
         .results
         .iter()
