@@ -23,7 +23,7 @@ const SUFFIXES: [&str; 17] = [
 pub const MOST_FORMS: usize = 10;
 
 /// The shortest word, in letters, that gets other forms.
-const SHORTEST_WORD: usize = 3;
+pub const SHORTEST_WORD: usize = 3;
 
 /// The longest stem whose last consonant doubles before a vowel (`stop`,
 /// `stopped`): English doubles it after a short stressed syllable, which
