@@ -279,7 +279,7 @@ fn terms_count_what_each_word_matched_within_the_callers_view() {
     let full = search(&store, "deploy", &with("main:1", Visibility::Tree, 1));
     assert!(full.terms.is_none(), "{full:?}");
     // Capped.
-    for i in 0..1005 {
+    for i in 0..105 {
         say(
             &store,
             "main:1",
@@ -294,7 +294,7 @@ fn terms_count_what_each_word_matched_within_the_callers_view() {
         &with("main:1", Visibility::Tree, 10),
     );
     let common = term(&capped, "common");
-    assert_eq!((common.messages, common.at_least), (Some(1000), true));
+    assert_eq!((common.messages, common.at_least), (Some(100), true));
 }
 
 #[test]
