@@ -766,13 +766,7 @@ fn term_units(query: &Query, index: usize) -> Vec<Unit> {
     if term.quoted || term.prefix || !term.tokens.iter().any(spaceless) {
         let mut unit = typed_unit(query, index);
         if let ([word], false, false) = (term.tokens.as_slice(), term.quoted, term.prefix) {
-            unit.phrases
-                .extend(forms::other_forms(word).into_iter().map(|form| Phrase {
-                    fts5: format!("\"{form}\""),
-                    other_form: true,
-                    tokens: vec![form],
-                    prefix: false,
-                }));
+            unit.phrases.extend(other_forms(word));
         }
         return vec![unit];
     }
@@ -801,6 +795,16 @@ fn term_units(query: &Query, index: usize) -> Vec<Unit> {
     units
 }
 
+/// The phrases of the other forms of `word` ([`forms::other_forms`]).
+fn other_forms(word: &str) -> impl Iterator<Item = Phrase> {
+    forms::other_forms(word).into_iter().map(|form| Phrase {
+        fts5: format!("\"{form}\""),
+        other_form: true,
+        tokens: vec![form],
+        prefix: false,
+    })
+}
+
 /// The unit of the words `words` (tokens of a term that are not of a
 /// spaceless script), as a phrase; one word also gets its other forms.
 fn word_unit(term: usize, words: &[&str]) -> Unit {
@@ -812,12 +816,7 @@ fn word_unit(term: usize, words: &[&str]) -> Unit {
         prefix: false,
     }];
     if let [word] = words {
-        phrases.extend(forms::other_forms(word).into_iter().map(|form| Phrase {
-            fts5: format!("\"{form}\""),
-            other_form: true,
-            tokens: vec![form],
-            prefix: false,
-        }));
+        phrases.extend(other_forms(word));
     }
     Unit {
         term,

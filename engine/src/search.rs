@@ -422,11 +422,7 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
     let mut question = Question::new(&query);
     let short = (rows.len() as i64) < limit;
     if short {
-        question.keep_forms(&mut |form| {
-            let expression = Query::scoped(form.to_owned(), None);
-            let held = db.query_value(HELD_SQL, &[expression.as_str().into()])?;
-            Ok::<_, Error>(held.as_i64() == Some(1))
-        })?;
+        question.keep_forms(&mut |form| held(db, form))?;
     }
     let excerpts = !rows.is_empty() || question.adds_to(&query);
     let focus = Focus::new(db, &query, &question, excerpts)?;
@@ -664,6 +660,15 @@ const FOCUS_SAMPLE: i64 = 128;
 /// Whether some message holds FTS5 expression ?1.
 const HELD_SQL: &str =
     "SELECT EXISTS (SELECT 1 FROM session_search_fts WHERE session_search_fts MATCH ?1)";
+
+/// Whether some message of the index holds the FTS5 string `phrase`.
+fn held(db: &dyn Connection, phrase: &str) -> Result<bool> {
+    let expression = Query::scoped(phrase.to_owned(), None);
+    Ok(db
+        .query_value(HELD_SQL, &[expression.as_str().into()])?
+        .as_i64()
+        == Some(1))
+}
 
 /// The largest rowid of the index (the oldest message's).
 const LAST_ROWID_SQL: &str = "SELECT ~min(id) FROM messages";

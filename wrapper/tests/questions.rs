@@ -337,8 +337,5 @@ fn the_sql_function_answers_as_the_wrapper() {
         json.contains(r#""partial":true,"matched":["compiling"]"#),
         "{json}"
     );
-    assert!(
-        json.contains(r#"{"term":"errors","messages":0}"#),
-        "{json}"
-    );
+    assert!(json.contains(r#"{"term":"errors","messages":0}"#), "{json}");
 }
