@@ -124,7 +124,13 @@ test("a transcript written from Node: content blocks, a sub-session, a rewind", 
 
   assert.deepEqual(ids("blue-green cutover", { caller: main }), []);
   assert.deepEqual(ids("replicas", { caller: main }), []);
-  assert.deepEqual(ids("rolling migration", { caller: main }), ["n-3"]);
+  assert.deepEqual(ids("rolling migration", { caller: main }), ["n-3", "n-1"]);
+  // n-1 holds only another form of one word (migrate): a partial match.
+  const rolling = call("sessions_search", "rolling migration", { caller: main });
+  assert.deepEqual(rolling.results.map((r) => [r.partial ?? false, r.matched ?? []]), [
+    [false, []],
+    [true, ["migration"]],
+  ]);
   assert.deepEqual(ids("東京", { caller: main, order: "recent" }), ["s-1", "n-3"]);
   assert.deepEqual(ids("strasse", { caller: main }), ["s-1"]);
   assert.deepEqual(ids("strasse", { caller: main, visibility: "self" }), []);
