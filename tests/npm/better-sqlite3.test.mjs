@@ -97,6 +97,8 @@ test("better-sqlite3: load(db), write a transcript, search it", () => {
       timestamp: 1700000000001,
       snippet: "Deploy the Straße branch to staging in 東京 tonight",
     }],
+    // Fewer full matches than the limit: what each word matched.
+    terms: [{ term: "strasse", messages: 1 }, { term: "staging", messages: 1 }],
   });
   assert.deepEqual(search("東京").results.map((r) => r.messageId), ["m-1"]);
   assert.deepEqual(search("production").results, []);

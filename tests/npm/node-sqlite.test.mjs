@@ -46,6 +46,8 @@ test("node:sqlite with allowExtension: load(db), write a transcript, search it",
       timestamp: 1700000000002,
       snippet: "The 東京 replica finished its Straße migration",
     }],
+    // Fewer full matches than the limit: what each word matched.
+    terms: [{ term: "strasse", messages: 1 }, { term: "migration", messages: 1 }],
   });
   assert.deepEqual(search("東京").results.map((r) => r.messageId), ["a-1"]);
   assert.deepEqual(search("backup").results, []);
