@@ -301,7 +301,7 @@ fn scores(outcomes: &[&Outcome], search: usize) -> [f64; 3] {
         .iter()
         .filter_map(|o| o.ranks[search])
         .map(|r| 1.0 / r as f64)
-        .sum::<f64>()
+        .fold(0.0, |sum, r| sum + r)
         / n;
     [at(1), at(LIMIT), mrr]
 }
@@ -362,11 +362,6 @@ fn print_outcomes(outcomes: &[Outcome]) {
         missed.len(),
         missed.join(", ")
     );
-    if std::env::var_os("RELEVANCE_DETAIL").is_some() {
-        for o in outcomes {
-            println!("{} {} {:?}", o.target, o.style, o.ranks);
-        }
-    }
 }
 
 /// The targets: every style at or above the best anchor in hit@10 and MRR,
