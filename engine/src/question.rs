@@ -31,9 +31,10 @@ pub const NEAR_MOST_UNITS: usize = 8;
 /// asking about a conversation or a decision and words of when: "where did
 /// we discuss…", "did we decide to use…", "last week"; the negated
 /// auxiliaries without their `n't`, as `didn't` is split), sorted.
-const FRAMING_WORDS: [&str; 140] = [
+const FRAMING_WORDS: [&str; 143] = [
     "a",
     "about",
+    "after",
     "again",
     "ago",
     "am",
@@ -75,6 +76,7 @@ const FRAMING_WORDS: [&str; 140] = [
     "doing",
     "don",
     "done",
+    "during",
     "earlier",
     "ever",
     "find",
@@ -160,6 +162,7 @@ const FRAMING_WORDS: [&str; 140] = [
     "when",
     "where",
     "which",
+    "while",
     "who",
     "whom",
     "whose",
