@@ -985,6 +985,31 @@ mod tests {
         assert!(!Question::new(&quoted).adds_to(&quoted));
     }
 
+    proptest::proptest! {
+        #[test]
+        fn any_question_and_text_are_read_without_panicking(
+            query in "[a-zé'’ 東京機器人資料庫的了嗎はどこを데이터를어떻게ไทย\"*]{1,40}",
+            text in "[a-zé'’ 東京機器人資料庫的了嗎はどこを데이터를어떻게ไทย]{0,80}",
+        ) {
+            let Ok(query) = Query::parse(&query) else {
+                return Ok(());
+            };
+            let question = Question::new(&query);
+            let (scored, phrases, marks) = question.scored();
+            proptest::prop_assert_eq!(scored.matches(" OR ").count() + 1, phrases.max(1));
+            proptest::prop_assert!(marks >> MOST_MARKED_PHRASES == 0);
+            let order: Vec<usize> = (0..question.units.len()).collect();
+            let (focus, terms) = question.focus_and_terms(&text, &order);
+            if let Some(span) = focus {
+                proptest::prop_assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
+            }
+            proptest::prop_assert!(terms.iter().all(|&t| t < query.terms.len()));
+            for span in question.match_spans(&text) {
+                proptest::prop_assert!(span.start < span.end && span.end <= text.len());
+            }
+        }
+    }
+
     #[test]
     fn a_word_with_a_clitic_is_the_word() {
         assert_eq!(
