@@ -9,14 +9,6 @@ mod common;
 use common::*;
 use session_search::{Hit, Role, SearchOptions, SearchResponse, Store, TermCount, Visibility};
 
-fn with(caller: &str, visibility: Visibility, limit: i64) -> SearchOptions {
-    SearchOptions {
-        visibility,
-        limit: Some(limit),
-        ..options(caller)
-    }
-}
-
 fn find(response: &SearchResponse, id: i64) -> Option<(usize, &Hit)> {
     response
         .results

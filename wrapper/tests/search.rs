@@ -30,14 +30,6 @@ fn ids(response: &session_search::SearchResponse) -> Vec<i64> {
     response.results.iter().map(|h| h.id).collect()
 }
 
-fn with(caller: &str, visibility: Visibility, limit: i64) -> SearchOptions {
-    SearchOptions {
-        visibility,
-        limit: Some(limit),
-        ..options(caller)
-    }
-}
-
 fn error_text(result: Result<impl std::fmt::Debug, Error>) -> String {
     match result {
         Ok(value) => panic!("expected an error, got {value:?}"),

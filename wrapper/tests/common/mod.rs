@@ -7,7 +7,7 @@ pub mod import;
 
 use session_search::{
     Error, HistoryOptions, HistoryResponse, NewMessage, NewSession, Role, SearchOptions,
-    SearchRequest, SearchResponse, Store,
+    SearchRequest, SearchResponse, Store, Visibility,
 };
 
 /// An in-memory store (no background thread).
@@ -59,6 +59,15 @@ pub fn options(caller: &str) -> SearchOptions {
     SearchOptions {
         caller: Some(caller.into()),
         ..SearchOptions::default()
+    }
+}
+
+/// Search options of `caller` at `visibility` for `limit` results.
+pub fn with(caller: &str, visibility: Visibility, limit: i64) -> SearchOptions {
+    SearchOptions {
+        visibility,
+        limit: Some(limit),
+        ..options(caller)
     }
 }
 
