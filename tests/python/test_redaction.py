@@ -64,7 +64,7 @@ FAMILIES = {
     "shopify", "telegram", "discord", "twilio", "mailgun", "vault", "terraform", "doppler",
     "atlassian", "age", "jwt", "pem", "putty", "kubeconfig", "azure-connstr", "azure-sas",
     "dotnet-connstr", "pgpass", "netrc", "xml", "dotenv", "shell", "yaml", "ini", "toml",
-    "json-field", "cli-password", "url-password", "auth-header", "prose-password",
+    "json-field", "cli-password", "url-password", "auth-header", "prose-password", "positional",
 }
 
 

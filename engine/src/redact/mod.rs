@@ -80,6 +80,8 @@ impl Compiled {
             Start::Word => Some(view.next_word_start(at)),
             Start::After(accepts) if at > 0 && accepts(view.text.as_bytes()[at - 1]) => None,
             Start::After(_) => Some(next_char(&view.text, at)),
+            Start::NamePart if view.starts_name_part(at) => None,
+            Start::NamePart => Some(next_char(&view.text, at)),
         }
     }
 
@@ -99,7 +101,15 @@ impl Compiled {
                 continue;
             }
             let mut push = |m: regex::Match<'_>| {
-                if !m.is_empty() && self.check.accepts(m.as_str()) {
+                if m.is_empty() {
+                    return;
+                }
+                if self.check == Check::Arguments {
+                    for string in random_strings(m.as_str()) {
+                        let secret = m.start() + string.start..m.start() + string.end;
+                        out.extend(view.secret_of(whole.range(), secret));
+                    }
+                } else if self.check.accepts(m.as_str()) {
                     out.extend(view.secret_of(whole.range(), m.range()));
                 }
             };
@@ -131,15 +141,102 @@ impl Check {
     fn accepts(self, secret: &str) -> bool {
         match self {
             Check::None => true,
-            Check::Random => looks_random(secret),
-            Check::NotProse => {
-                let word = secret
-                    .trim_end_matches(|c: char| c.is_ascii_punctuation())
-                    .to_ascii_lowercase();
-                !word.is_empty() && !PROSE_WORDS.contains(&word.as_str())
+            Check::Random => looks_random(secret) && !names_a_place(secret) && !is_code(secret),
+            Check::NotProse => is_value(secret),
+            Check::Stated => {
+                let value = secret.trim_end_matches(|c: char| c.is_ascii_punctuation());
+                let inner_capital = value.chars().skip(1).any(|c| c.is_ascii_uppercase());
+                let symbol_or_digit = value.chars().any(|c| !c.is_ascii_alphabetic());
+                let characters = value.chars().count();
+                let alphanumeric = value.chars().filter(char::is_ascii_alphanumeric).count();
+                characters >= 6
+                    && alphanumeric * 2 >= characters
+                    && (inner_capital || symbol_or_digit)
+                    && is_value(secret)
             }
+            // Decided string by string (`random_strings`).
+            Check::Arguments => false,
         }
     }
+}
+
+/// Whether `text`, found where a secret's value goes, can be one: not a
+/// common word of prose (`the password is required`), a place
+/// ([`names_a_place`]) or code ([`is_code`]).
+fn is_value(text: &str) -> bool {
+    let text = text.trim_start_matches(['`', '\'', '"']);
+    let word = text
+        .trim_end_matches(|c: char| c.is_ascii_punctuation())
+        .to_ascii_lowercase();
+    !word.is_empty()
+        && !PROSE_WORDS.contains(&word.as_str())
+        && !names_a_place(text)
+        && !is_code(text)
+}
+
+/// Whether `text` is code that computes or names a value rather than the
+/// value: a call or index (`os.environ.get(`, `Optional[str]`), a
+/// template (`${{`, `{e}`), an escape, or a dotted name
+/// (`config.bot_token`, `secrets.GITHUB_TOKEN`).
+fn is_code(text: &str) -> bool {
+    static CODE: OnceLock<Regex> = OnceLock::new();
+    let code = CODE.get_or_init(|| {
+        Regex::new(concat!(
+            r"^(?:\$?\{|\\|[A-Za-z_]*[a-z]{3}[A-Za-z0-9_]*[(\[]",
+            r"|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+[(\[]",
+            r"|(?:[a-z_][a-z0-9_]*|[A-Z_][A-Z0-9_]*)(?:\.(?:[a-z_][a-z0-9_]*|[A-Z_][A-Z0-9_]*))+\)?$)"
+        ))
+        .expect("the pattern of code compiles")
+    });
+    code.is_match(text)
+}
+
+/// Whether `text` is a URL, a path, a host name or an e-mail address
+/// (`https://…`, `/etc/…`, `~/.ssh/…`, `cache.internal`, `ops@acme.io`):
+/// what calls that take credentials take besides them.
+fn names_a_place(text: &str) -> bool {
+    static PLACE: OnceLock<Regex> = OnceLock::new();
+    let place = PLACE.get_or_init(|| {
+        Regex::new(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*://|[~.]?/|(?:[A-Za-z0-9._%+\-]+@)?(?:[A-Za-z0-9\-]+\.)+[A-Za-z]{2,}(?::[0-9]+)?$)")
+            .expect("the pattern of places compiles")
+    });
+    place.is_match(text)
+}
+
+/// Whether `text` is words and numbers joined by `_`, `-` or `.`, each
+/// part in one case (`orders_2024_archive`, `eu-west-1`): a name, where
+/// random parts mix cases and digits.
+fn made_of_words(text: &str) -> bool {
+    let mut parts = text.split(['_', '-', '.']).filter(|part| !part.is_empty());
+    text.contains(['_', '-', '.'])
+        && parts.all(|part| {
+            let bytes = part.as_bytes();
+            bytes.iter().all(u8::is_ascii_lowercase)
+                || bytes.iter().all(u8::is_ascii_uppercase)
+                || bytes.iter().all(u8::is_ascii_digit)
+        })
+}
+
+/// The ranges, in `arguments`, of the quoted strings that hold a secret:
+/// the text between the quotes looks random or is 16 or more hex digits
+/// (Pusher, Twilio and Algolia secrets), and is neither a place
+/// ([`names_a_place`]) nor a name ([`made_of_words`]). Quotes may be JSON-escaped (`\"…\"`).
+fn random_strings(arguments: &str) -> impl Iterator<Item = Range<usize>> + '_ {
+    static STRING: OnceLock<Regex> = OnceLock::new();
+    let string = STRING.get_or_init(|| {
+        Regex::new(r#"\\?"(?P<dq>(?:[^"\\\n]|\\[^"\n])*)\\?"|'(?P<sq>[^'\n]*)'|`(?P<bq>[^`\n]*)`"#)
+            .expect("the pattern of quoted strings compiles")
+    });
+    string.captures_iter(arguments).filter_map(|captures| {
+        let inside = captures.iter().skip(1).flatten().next()?;
+        let text = inside.as_str();
+        let hex = text.len() >= 16
+            && text.bytes().all(|b| b.is_ascii_hexdigit())
+            && text.bytes().any(|b| b.is_ascii_digit())
+            && text.bytes().any(|b| b.is_ascii_alphabetic());
+        ((hex || looks_random(text)) && !names_a_place(text) && !made_of_words(text))
+            .then(|| inside.range())
+    })
 }
 
 /// Words that follow "the password is" in sentences about passwords rather
@@ -563,6 +660,18 @@ impl<'a> View<'a> {
             || !word(bytes[at - 1])
             || (at >= 2 && bytes[at - 2] == b'\\' && matches!(bytes[at - 1], b'n' | b'r' | b't'))
             || self.is_join(at)
+    }
+
+    /// Whether a part of a name can start at `at` (see [`Start::NamePart`]).
+    fn starts_name_part(&self, at: usize) -> bool {
+        let bytes = self.text.as_bytes();
+        let byte = |i: usize| bytes.get(i).copied().unwrap_or(b' ');
+        let (before, here, after) = (byte(at.wrapping_sub(1)), byte(at), byte(at + 1));
+        self.starts_word(at)
+            || before == b'_'
+            || (here.is_ascii_uppercase()
+                && (before.is_ascii_lowercase()
+                    || (before.is_ascii_uppercase() && after.is_ascii_lowercase())))
     }
 
     /// The first position after `at` where a word can start.

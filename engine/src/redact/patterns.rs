@@ -14,7 +14,7 @@
 
 /// Version of the default set. Bump it whenever a pattern changes what it
 /// redacts: databases indexed under an earlier version are re-indexed.
-pub const REDACTION_VERSION: u32 = 2;
+pub const REDACTION_VERSION: u32 = 3;
 
 /// What a match must also satisfy to count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,9 +24,21 @@ pub enum Check {
     /// The secret looks random (see `looks_random`): for values found only
     /// by a nearby keyword, with no shape of their own.
     Random,
-    /// The secret is not a common word of prose (`the password is
-    /// required`): for passwords stated in sentences.
+    /// The secret can be a value: not a common word of prose (`the
+    /// password is required`), a path, URL or host name, or code that
+    /// computes it (`os.environ.get(`): for values after a secret's name.
     NotProse,
+    /// The secret can be a value (as for `NotProse`) and looks like a
+    /// secret: at least six characters, with a digit, a symbol or a
+    /// capital after the first letter. For values a sentence or a label
+    /// points at, where a word often follows (`the token is included`,
+    /// `密钥/权限`).
+    Stated,
+    /// The match is the argument list of a call that takes credentials:
+    /// each quoted string in it that looks random or is 16 or more hex
+    /// digits, and is not a URL, path, host name or e-mail address, is a
+    /// secret.
+    Arguments,
 }
 
 /// Where a match may start.
@@ -40,6 +52,10 @@ pub enum Start {
     Word,
     /// Right after a byte the function accepts.
     After(fn(u8) -> bool),
+    /// Where a part of a name can start: where a word can, after `_`, or
+    /// at a capital that follows a small letter or starts a capitalised
+    /// part (`create_client`, `createClient`, `SSHClient`).
+    NamePart,
 }
 
 /// One default pattern.
@@ -127,6 +143,36 @@ macro_rules! secret_name {
             r"|(?:[A-Za-z0-9]+[_.\-])+(?i:key)",
             r"|[A-Za-z0-9]*[a-z0-9](?:Pass(?:word|wd|phrase|code)?|Pwd|Secret|Token|Credentials?|Auth|Key|PASSWORD|SECRET|TOKEN|KEY)))s?",
             r"(?:[_.\-]?(?i:key|token|secret|value|data|b64|base64|base|string|str|id|pass|password|phrase|hex|enc|raw|plain|text))*"
+        )
+    };
+}
+
+/// An `Authorization` or `Proxy-Authorization` header up to its value: as
+/// a header or `-H` flag (`Authorization: …`), a JSON or code field
+/// (`"Authorization": "…"`), or a client's call
+/// (`setRequestHeader('Authorization', '…')`), also on the next line.
+macro_rules! authorization {
+    () => {
+        r#"(?i:authorization)(?:\\?['"][ \t]*[:=,]|[ \t]*[:=])[ \t]*(?:\r?\n[ \t]*)?\\?['"]?[ \t]*"#
+    };
+}
+
+/// A label in Chinese, Japanese or Korean that names a password, key or
+/// token.
+macro_rules! cjk_label {
+    () => {
+        r"(?:密码|密碼|口令|密钥|密鑰|令牌|パスワード|暗証番号|トークン|秘密鍵|비밀번호|암호|토큰)"
+    };
+}
+
+/// One parameter of an `Authorization` header's credential: `name=value`
+/// or `name="value"`.
+macro_rules! auth_parameter {
+    () => {
+        concat!(
+            r#"[A-Za-z][A-Za-z0-9_\-]*=(?:\\?"(?:[^"\\\n]|\\[^"\n])*\\?"|[^\s,"'\\"#,
+            cjk!(),
+            "]+)"
         )
     };
 }
@@ -291,14 +337,49 @@ pub const DEFAULT_SHAPES: &[Shape] = &[
         "private key",
         r"Private-MAC:[ \t]*(?P<secret>[0-9A-Fa-f]{16,})",
     ),
-    // Authorization headers and bearer tokens
+    // Authorization headers of any scheme, and bearer tokens anywhere. The
+    // scheme word stays readable; what follows it is the credential: one
+    // token (`SSWS 00Lm…`, `Basic …`) or a list of parameters (`Digest
+    // username="…", response="…"`, AWS SigV4 `Credential=…, Signature=…`).
     anywhere(
         "authorization",
         r"(?i:bearer)\s+(?P<secret>[A-Za-z0-9._~+/=\-]{8,})",
     ),
     anywhere(
         "authorization",
-        r#"(?i:authorization|proxy-authorization)['"]?\s*[:=]\s*['"]?(?i:basic|token|digest|bearer|apikey)?\s*(?P<secret>[A-Za-z0-9._~+/=\-]{6,})"#,
+        concat!(
+            authorization!(),
+            r"(?i:basic|bearer|token|apikey|api-key|key)\s+(?P<secret>[A-Za-z0-9._~+/\-]{6,}=*)"
+        ),
+    ),
+    anywhere(
+        "authorization",
+        concat!(
+            authorization!(),
+            r"[A-Za-z][A-Za-z0-9_.\-]*\s*(?P<secret>",
+            auth_parameter!(),
+            r"(?:[ \t]*,\s*",
+            auth_parameter!(),
+            ")*)"
+        ),
+    ),
+    checked(
+        "authorization",
+        concat!(
+            authorization!(),
+            r"[A-Za-z][A-Za-z0-9_.\-]*[ \t]+(?P<secret>[A-Za-z0-9._~+/\-]{6,}=*)"
+        ),
+        Check::Stated,
+    ),
+    checked(
+        "authorization",
+        concat!(
+            authorization!(),
+            // The signing schemes hold digits: not taken for a credential
+            r"(?:(?:[A-Z0-9]+-HMAC-SHA[0-9]+|SCRAM-SHA-[0-9]+)\s+)?",
+            r"(?P<secret>[A-Za-z0-9._~+/\-]{6,}=*)"
+        ),
+        Check::Stated,
     ),
     // Passwords in URLs: everything between the user and the last `@`
     // before the host, so passwords holding `/` or `@` are covered.
@@ -443,12 +524,43 @@ pub const DEFAULT_SHAPES: &[Shape] = &[
             ")"
         ),
         start: Start::Word,
-        check: Check::NotProse,
+        check: Check::Stated,
     },
-    anywhere(
+    checked(
         "prose",
-        r"(?:密码|密碼|口令|密钥|密鑰|令牌|パスワード|暗証番号|トークン|秘密鍵|비밀번호|암호|토큰)\s*(?:[:：=]|是|為|为|は|는|은)?\s*(?P<secret>[\x21-\x7E]+)",
+        concat!(
+            cjk_label!(),
+            r"\s*(?:[:：=]|是|為|为|は|는|은)\s*(?P<secret>[\x21-\x7E]+)"
+        ),
+        Check::NotProse,
     ),
+    // With nothing between label and value (`密钥/权限`, `密码 see below`),
+    // what follows is a secret only when it looks like one.
+    checked(
+        "prose",
+        concat!(cjk_label!(), r"[ \t]*(?P<secret>[\x21-\x7E]+)"),
+        Check::Stated,
+    ),
+    // Credentials passed by position to the clients, connections and
+    // sign-in helpers that take them (`Client('AC…', '…')`,
+    // `psycopg2.connect(host, db, user, '…')`, `new Pusher(id, key,
+    // secret)`): every random-looking quoted argument (see
+    // `Check::Arguments`). The last part of the call's name is one of the
+    // words below, maybe with a few more small letters (`createClient`,
+    // `MongoClient`, `authenticate`), or a constructor after it
+    // (`Client.new`, `credentials.NewStaticV4`); a call that only
+    // mentions one (`getClientById`, `client.get_item`) is not one.
+    Shape {
+        family: "credential arguments",
+        pattern: concat!(
+            r"(?:[Cc]lient|[Cc]onnect|[Pp]ool|[Ll]og_?[Ii]n|[Ss]ign(?:_?[Ii]n)?|[Aa]uth|[Cc]redential|[Pp]ass(?:word|wd)|[Ss]ecret|[Tt]oken|[Aa]pi_?[Kk]ey|[Aa]ccess_?[Kk]ey|[Hh]mac|HMAC|[Bb]ind",
+            r"|[Rr]edis|[Mm]inio|[Pp]usher|[Tt]wilio|[Ss]equelize|[Aa]lgolia|[Mm]ailgun|[Mm]ailchimp|[Ss]end[Gg]rid|[Cc]loudinary|[Pp]laid|[Ss]tripe|[Bb]raintree|[Oo]ctokit|[Pp]ub[Nn]ub|[Aa]bly|FTP|[Ff]tp)",
+            r"[a-z]{0,10}(?:(?:\.|::)(?:new|New[A-Za-z0-9_]*))?[ \t]*",
+            r"\((?P<secret>(?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)"
+        ),
+        start: Start::NamePart,
+        check: Check::Arguments,
+    },
     // A random-looking token a few words after a secret's keyword
     keyword_nearby!(r"pass(?:word|wd|phrase|code)?|pwd|secret|token|credentials?|auth"),
     keyword_nearby!(r"api[_\- ]?key|access[_\- ]?key|private[_\- ]?key|client[_\- ]?secret"),
