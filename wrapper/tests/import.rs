@@ -9,7 +9,7 @@ use common::{options, search};
 use serde_json::Value;
 use session_search::import::{
     import_path, origin as origin_of, FileProblem, Format, ImportOptions, ImportReport, Issue,
-    Origin,
+    LineIssue, Origin,
 };
 use session_search::{Error, IndexingMode, NewSession, SearchOptions, Store, Visibility};
 use std::fs;
@@ -1642,4 +1642,50 @@ fn aider_chat_histories_one_session_per_run() {
     let again = import(&store, &folder);
     assert_eq!((again.imported(), again.already_present()), (0, 379));
     assert_eq!(again.sessions_created(), 0);
+}
+
+/// The AFI history with `before` put ahead of its first run, in a scratch
+/// directory kept while the `TempDir` lives.
+fn aider_history_after(before: &str) -> (tempfile::TempDir, PathBuf) {
+    let source = shared_fixtures("aider").join("AFI-Protocol-afi-core/.aider.chat.history.md");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir
+        .path()
+        .join("AFI-Protocol-afi-core/.aider.chat.history.md");
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    fs::write(
+        &file,
+        format!("{before}{}", fs::read_to_string(source).unwrap()),
+    )
+    .unwrap();
+    (dir, file)
+}
+
+#[test]
+fn an_aider_history_with_lines_before_its_first_run() {
+    let before: String = (1..=40)
+        .map(|n| format!("> note {n} left by an earlier run  \n"))
+        .collect();
+    let (_dir, file) = aider_history_after(&before);
+    let (store, report) = imported(&file);
+    assert_eq!(report.files[0].format, Some(Format::Aider));
+    // The runs the file holds, at their lines moved by 40.
+    assert_eq!(report.files[0].sessions, 8);
+    assert_eq!(column(&store, AIDER_AFI, "L90", "role"), "user");
+    let issues: Vec<&LineIssue> = report.issues().map(|(_, issue)| issue).collect();
+    assert_eq!(
+        issues,
+        [&LineIssue {
+            line: 1,
+            issue: Issue::NotUnderstood {
+                reason: "40 lines before the first \"# aider chat started at\"".into()
+            }
+        }]
+    );
+    assert_eq!(report.skipped_lines().count(), 1);
+
+    // Past the first 64 KB, a run is not looked for.
+    let (_dir, far) = aider_history_after(&"filler line of text\n".repeat(4000));
+    let (_, report) = imported(&far);
+    assert_eq!(report.files[0].problem, Some(FileProblem::UnknownFormat));
 }

@@ -11,7 +11,8 @@
 //! `session_*.json`, Cursor's `state.vscdb`, SpecStory's
 //! `<date>_<time>-<title>.md`, see [`is_transcript_name`]), recognises each
 //! file's [`Format`] from its first entries (or, for a JSON document, its
-//! first record; for Markdown, its first line; for a database, the SQLite
+//! first record; for Markdown, its first line, or for Aider's the first
+//! line of a run in its first 64 KB; for a database, the SQLite
 //! header and its tables), and returns an [`ImportReport`]. These formats
 //! are read:
 //!
@@ -195,7 +196,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::fs::File;
-use std::io::BufReader;
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 use writer::{SessionInfo, Writer};
 
@@ -203,6 +204,9 @@ const IMPORT_SQL: &str = include_str!("../../sql/import.sql");
 
 /// Lines read to recognise a file's format.
 const DETECT_LINES: usize = 64;
+
+/// Bytes read to find the first run of an Aider history.
+const DETECT_TEXT_BYTES: u64 = 64 << 10;
 
 /// Rows per reconciliation slice after an import.
 const RECONCILE_ROWS: i64 = 5000;
@@ -919,25 +923,37 @@ fn detect_content(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<
     if from_record.is_some() {
         return Ok(from_record);
     }
-    match first_text_line(path, max_line_bytes)? {
-        Some(line) if aider::recognises(&line) => return Ok(Some(Format::Aider)),
-        Some(line) if specstory::recognises(&line) => return Ok(Some(Format::SpecStory)),
-        _ => {}
+    let from_text = detect_text(path, max_line_bytes)?;
+    if from_text.is_some() {
+        return Ok(from_text);
     }
     Ok(codex::named_like_a_rollout(path).then_some(Format::Codex))
 }
 
-/// The first line of `path` that is not blank, among its first lines.
-fn first_text_line(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<String>> {
-    let mut lines = Lines::new(BufReader::new(File::open(path)?), max_line_bytes);
-    for _ in 0..DETECT_LINES {
-        match lines.next_line()? {
-            Some((_, Line::Text { bytes, .. })) if bytes.iter().all(u8::is_ascii_whitespace) => {}
-            Some((_, Line::Text { bytes, .. })) => {
-                return Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
-            }
-            Some((_, Line::TooLong { .. })) | None => return Ok(None),
+/// The Markdown format of `path`: SpecStory's when its first line that is
+/// not blank starts an export, Aider's when a line of its first
+/// [`DETECT_TEXT_BYTES`] starts a run (a history may hold other lines
+/// before its first run, which its import reports as skipped).
+fn detect_text(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<Format>> {
+    let start = File::open(path)?.take(DETECT_TEXT_BYTES);
+    let mut lines = Lines::new(BufReader::new(start), max_line_bytes);
+    let mut first = true;
+    while let Some((_, line)) = lines.next_line()? {
+        let Line::Text { bytes, .. } = line else {
+            first = false;
+            continue;
+        };
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            continue;
         }
+        let text = String::from_utf8_lossy(&bytes);
+        if first && specstory::recognises(&text) {
+            return Ok(Some(Format::SpecStory));
+        }
+        if aider::recognises(&text) {
+            return Ok(Some(Format::Aider));
+        }
+        first = false;
     }
     Ok(None)
 }
