@@ -392,6 +392,7 @@ fn codex_events_without_a_twin_are_messages_and_twins_are_not() {
         codex_event("agent_message", "the canary is green"),
     ];
     fs::write(&path, lines.concat()).unwrap();
+    written_ago(&path, -60);
     let (store, report) = imported(&path);
     assert!(report.issues().next().is_none(), "{report:#?}");
     assert_eq!(branch(&store, key), ["L2", "L6", "L7", "L8", "L10"]);
@@ -414,7 +415,8 @@ fn codex_events_without_a_twin_are_messages_and_twins_are_not() {
         codex_said("assistant", "the canary is green"),
     ]
     .concat();
-    fs::write(&path, grown).unwrap();
+    fs::write(&path, &grown).unwrap();
+    written_ago(&path, -60);
     let again = import(&store, &path);
     assert_eq!((again.imported(), again.already_present()), (1, 5));
     assert_eq!(hits(&store, "green"), [(key.to_owned(), "L13".to_owned())]);
@@ -428,6 +430,37 @@ fn codex_events_without_a_twin_are_messages_and_twins_are_not() {
     fs::write(&path, ended).unwrap();
     let (fresh, _) = imported(&path);
     assert_eq!(hits(&fresh, "green"), [(key.to_owned(), "L12".to_owned())]);
+
+    // A file left unwritten since its last event: the turn is over, the
+    // event is the answer.
+    fs::write(&path, lines.concat()).unwrap();
+    written_ago(&path, 60);
+    let (quiet, _) = imported(&path);
+    assert_eq!(hits(&quiet, "green"), [(key.to_owned(), "L12".to_owned())]);
+    // Its twin written after all: the same answer, not a second one.
+    fs::write(&path, &grown).unwrap();
+    written_ago(&path, -60);
+    let late = import(&quiet, &path);
+    assert_eq!((late.imported(), late.already_present()), (0, 6));
+    assert_eq!(hits(&quiet, "green"), [(key.to_owned(), "L12".to_owned())]);
+    assert_eq!(skipped(&late.files[0], "response_item/message"), 1);
+}
+
+/// Sets the time `path` was last written to `seconds` ago (negative: still
+/// being written, its time ahead of now).
+fn written_ago(path: &Path, seconds: i64) {
+    let now = std::time::SystemTime::now();
+    let offset = std::time::Duration::from_secs(seconds.unsigned_abs());
+    let time = match seconds < 0 {
+        true => now + offset,
+        false => now - offset,
+    };
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(time)
+        .unwrap();
 }
 
 #[test]

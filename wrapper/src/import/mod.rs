@@ -198,6 +198,7 @@ use std::fmt;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 use writer::{SessionInfo, Writer};
 
 const IMPORT_SQL: &str = include_str!("../../sql/import.sql");
@@ -207,6 +208,13 @@ const DETECT_LINES: usize = 64;
 
 /// Bytes read to find the first run of an Aider history.
 const DETECT_TEXT_BYTES: u64 = 64 << 10;
+
+/// How long a transcript must have gone unwritten for its last turn to
+/// count as finished: a Codex answer that only an `agent_message` event
+/// holds is then stored, though no `task_complete` ended its turn.
+/// `session-search sync --watch` waits as long after a change before it
+/// reads, so a turn that a pass finds still quiet is over.
+pub const QUIET_TIME: Duration = Duration::from_millis(300);
 
 /// Rows per reconciliation slice after an import.
 const RECONCILE_ROWS: i64 = 5000;
@@ -311,6 +319,14 @@ impl Format {
             Format::RooCode => "roo-code",
             Format::KiloCode => "kilo-code",
         }
+    }
+
+    /// Whether its importer holds back what ends a file until the file has
+    /// gone unwritten for [`QUIET_TIME`] (a Codex answer that only an event
+    /// holds): a program that follows transcripts must read such a file
+    /// again once it is quiet, even if it has not changed.
+    pub fn waits_for_quiet(self) -> bool {
+        self == Format::Codex
     }
 
     /// Whether a directory import reads a file named `name` to see if it
@@ -1124,6 +1140,16 @@ fn read_line(
         }
     }
     Ok(())
+}
+
+/// Whether the file at `path` has gone unwritten for [`QUIET_TIME`] (not
+/// when its time cannot be read, or is in the future).
+fn quiet(path: &Path) -> bool {
+    std::fs::metadata(path)
+        .and_then(|metadata| metadata.modified())
+        .ok()
+        .and_then(|modified| modified.elapsed().ok())
+        .is_some_and(|age| age >= QUIET_TIME)
 }
 
 /// The name of `path`'s file without its extension, or `""`; for a
