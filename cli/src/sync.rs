@@ -29,8 +29,8 @@ use crate::Failure;
 use notify::event::ModifyKind;
 use notify::{Event, EventKind, RecursiveMode, Watcher};
 use session_search::import::{
-    companion_files, default_locations, find_transcripts, import_files, Format, ImportOptions,
-    ImportReport, Location, QUIET_TIME,
+    companion_files, default_locations, find_transcripts, formats_without_default_location,
+    import_files, Format, ImportOptions, ImportReport, Location, QUIET_TIME,
 };
 use session_search::Store;
 use std::collections::{HashMap, HashSet};
@@ -431,6 +431,9 @@ pub struct SyncArgs {
     json: bool,
 }
 
+/// The tool of a folder named on the command line.
+const NAMED: &str = "named";
+
 /// The folders `paths` names, else the default folders.
 pub fn sources(paths: &[PathBuf]) -> Result<Vec<Location>, Failure> {
     if paths.is_empty() {
@@ -439,7 +442,7 @@ pub fn sources(paths: &[PathBuf]) -> Result<Vec<Location>, Failure> {
     Ok(paths
         .iter()
         .map(|path| Location {
-            tool: "named",
+            tool: NAMED,
             path: path.clone(),
         })
         .collect())
@@ -510,6 +513,17 @@ fn describe_sources(sources: &[Location]) -> String {
             false => " (not there yet)",
         };
         let _ = writeln!(text, "{}: {}{state}", source.tool, source.path.display());
+    }
+    if sources.iter().all(|source| source.tool != NAMED) {
+        let elsewhere: Vec<&str> = formats_without_default_location()
+            .into_iter()
+            .map(Format::name)
+            .collect();
+        let _ = writeln!(
+            text,
+            "No default folder (name their files or folders): {}",
+            elsewhere.join(", ")
+        );
     }
     text
 }

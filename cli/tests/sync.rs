@@ -279,13 +279,20 @@ fn sync_for_people_and_quietly() {
         "{text}"
     );
     assert!(
+        text.contains("No default folder (name their files or folders): chatgpt, claude-ai, aider, specstory\n"),
+        "{text}"
+    );
+    assert!(
         text.contains("imported 1 message into 1 new session"),
         "{text}"
     );
 
     // Folders named on the command line replace the defaults.
     let named = home.run(&["sync", home.path(".openclaw").to_str().unwrap()]);
-    assert!(!named.contains("Claude Code"), "{named}");
+    assert!(
+        !named.contains("Claude Code") && !named.contains("No default folder"),
+        "{named}"
+    );
     assert!(named.contains("Read 0 of 1 transcripts"), "{named}");
 
     let missing = home

@@ -839,10 +839,15 @@ fn agent_id_and_format_options() {
         3
     );
     assert_eq!("codex".parse::<Format>().unwrap(), Format::Codex);
-    assert_eq!(
-        "claude".parse::<Format>().unwrap_err().to_string(),
-        "unknown transcript format \"claude\"; known formats: claude-code, openclaw, codex"
-    );
+    // The error names every format, so it never names fewer than exist.
+    let error = "claude".parse::<Format>().unwrap_err().to_string();
+    let known = error
+        .strip_prefix("unknown transcript format \"claude\"; known formats: ")
+        .unwrap_or_else(|| panic!("{error}"));
+    let names: Vec<&str> = Format::ALL.iter().map(|format| format.name()).collect();
+    assert_eq!(known.split(", ").collect::<Vec<_>>(), names);
+    let problem = FileProblem::UnknownFormat.to_string();
+    assert!(problem.ends_with(&format!("({known})")), "{problem}");
     for format in Format::ALL {
         assert_eq!(format.name().parse::<Format>().unwrap(), format);
     }
@@ -1721,4 +1726,21 @@ fn an_aider_history_with_lines_before_its_first_run() {
     let (_dir, far) = aider_history_after(&"filler line of text\n".repeat(4000));
     let (_, report) = imported(&far);
     assert_eq!(report.files[0].problem, Some(FileProblem::UnknownFormat));
+}
+
+#[test]
+fn the_readme_format_table_names_every_format() {
+    let readme =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
+    let table = readme
+        .split("`import` reads, per file")
+        .nth(1)
+        .and_then(|rest| rest.split("A directory is searched").next())
+        .unwrap();
+    for format in Format::ALL {
+        assert!(
+            table.contains(&format!("`{}:", format.name())),
+            "the README's format table has no session key of {format}"
+        );
+    }
 }

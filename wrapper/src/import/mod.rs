@@ -188,7 +188,7 @@ mod writer;
 
 use crate::{Error, IndexingMode, Result, Store};
 use lines::{Line, Lines};
-pub use locations::{default_locations, Location};
+pub use locations::{default_locations, formats_without_default_location, Location};
 pub use origin::{origin, Origin};
 use rusqlite::TransactionBehavior;
 use serde::Serialize;
@@ -299,6 +299,13 @@ impl Format {
         Format::RooCode,
         Format::KiloCode,
     ];
+
+    /// The name of every format, in [`Format::ALL`]'s order, as a list for
+    /// people: `claude-code, openclaw, …`.
+    pub fn names() -> String {
+        let names: Vec<&str> = Format::ALL.iter().map(|format| format.name()).collect();
+        names.join(", ")
+    }
 
     /// The name used in session keys and on the command line.
     pub fn name(self) -> &'static str {
@@ -625,14 +632,11 @@ impl fmt::Display for FileProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FileProblem::Unreadable(error) => write!(f, "cannot read: {error}"),
-            FileProblem::UnknownFormat => {
-                let names: Vec<&str> = Format::ALL.iter().map(|format| format.name()).collect();
-                write!(
-                    f,
-                    "not a transcript of a known format ({})",
-                    names.join(", ")
-                )
-            }
+            FileProblem::UnknownFormat => write!(
+                f,
+                "not a transcript of a known format ({})",
+                Format::names()
+            ),
         }
     }
 }
