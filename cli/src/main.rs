@@ -149,10 +149,7 @@ struct ImportArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "paths")]
     home: Option<PathBuf>,
     /// Read every file as this format instead of recognising it
-    /// (claude-code, openclaw, codex, chatgpt, claude-ai, gemini-cli,
-    /// aider, opencode, kilo, hermes, cursor, specstory, cline, roo-code,
-    /// kilo-code)
-    #[arg(long)]
+    #[arg(long, value_parser = format_parser())]
     format: Option<Format>,
     /// The agent_id of the sessions created [default: per format: the
     /// project directory for Claude Code, the agent directory or "openclaw"
@@ -575,6 +572,13 @@ fn open_existing(db: &Path) -> Result<Store, Failure> {
     open(db)
 }
 
+/// `--format`: one of [`Format::ALL`], which its help lists.
+fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Format::ALL.map(Format::name))
+        .try_map(|name| name.parse::<Format>())
+}
+
 fn import(db: &Path, args: &ImportArgs, quiet: bool, out: &mut dyn Write) -> Result<(), Failure> {
     let paths = import_paths(args)?;
     for path in &paths {
@@ -644,7 +648,8 @@ fn describe_import(paths: &[PathBuf], report: &ImportReport, indexed: i64) -> St
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         let _ = writeln!(
             out,
-            "No transcripts (*.jsonl, conversations.json, session-*.json, .aider.chat.history.md, OpenCode ses_*.json, opencode.db, kilo.db, Cline api_conversation_history.json, state.db, state.vscdb, SpecStory *.md) found in {}.",
+            "No transcripts of a known format ({}) found in {}.",
+            Format::names(),
             names.join(", ")
         );
     }

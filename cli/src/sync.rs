@@ -29,8 +29,8 @@ use crate::Failure;
 use notify::event::ModifyKind;
 use notify::{Event, EventKind, RecursiveMode, Watcher};
 use session_search::import::{
-    companion_files, default_locations, find_transcripts, import_files, ImportOptions,
-    ImportReport, Location,
+    companion_files, default_locations, find_transcripts, formats_without_default_location,
+    import_files, Format, ImportOptions, ImportReport, Location, QUIET_TIME,
 };
 use session_search::Store;
 use std::collections::{HashMap, HashSet};
@@ -43,8 +43,10 @@ use std::time::{Duration, Instant};
 
 const SYNC_SQL: &str = include_str!("../sql/sync.sql");
 
-/// How long the folders must be quiet before a watched change is read.
-const DEBOUNCE: Duration = Duration::from_millis(300);
+/// How long the folders must be quiet before a watched change is read: as
+/// long as the importer waits before it takes a transcript's last turn for
+/// finished.
+const DEBOUNCE: Duration = QUIET_TIME;
 
 /// The longest a watched change waits for the folders to be quiet.
 const SETTLE_LIMIT: Duration = Duration::from_secs(1);
@@ -112,6 +114,15 @@ impl Stamp {
             }
         }
         Ok(stamp)
+    }
+
+    /// Whether the file has gone unwritten for the importer's
+    /// [`QUIET_TIME`].
+    fn quiet(&self) -> bool {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_nanos() as i64);
+        now - self.modified >= QUIET_TIME.as_nanos() as i64
     }
 
     fn of(metadata: &Metadata) -> Stamp {
@@ -208,20 +219,28 @@ impl<'a> Syncer<'a> {
             report.forgotten.push(PathBuf::from(path));
         }
         let files: Vec<PathBuf> = changed.iter().map(|(path, _, _)| path.clone()).collect();
+        // Judged before reading, so that the importer finds these quiet too.
+        let quiet: Vec<bool> = changed.iter().map(|(_, _, stamp)| stamp.quiet()).collect();
         report.read = files.len();
         let options = ImportOptions {
             reconcile: false,
             ..ImportOptions::default()
         };
-        report
-            .import
-            .files
-            .extend(import_files(self.store, &files, &options)?.files);
+        let read = import_files(self.store, &files, &options)?.files;
         // The stamp taken before reading: a file that grew meanwhile is read
-        // again next time.
-        for (_, key, stamp) in &changed {
-            self.remember(key, *stamp)?;
+        // again next time, and so is one whose format waits for it to be
+        // quiet, read before it was.
+        let waited: HashSet<&Path> = read
+            .iter()
+            .filter(|file| file.format.is_some_and(Format::waits_for_quiet))
+            .map(|file| file.path.as_path())
+            .collect();
+        for ((path, key, stamp), quiet) in changed.iter().zip(quiet) {
+            if quiet || !waited.contains(path.as_path()) {
+                self.remember(key, *stamp)?;
+            }
         }
+        report.import.files.extend(read);
         report.import.files.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(report)
     }
@@ -412,6 +431,9 @@ pub struct SyncArgs {
     json: bool,
 }
 
+/// The tool of a folder named on the command line.
+const NAMED: &str = "named";
+
 /// The folders `paths` names, else the default folders.
 pub fn sources(paths: &[PathBuf]) -> Result<Vec<Location>, Failure> {
     if paths.is_empty() {
@@ -420,7 +442,7 @@ pub fn sources(paths: &[PathBuf]) -> Result<Vec<Location>, Failure> {
     Ok(paths
         .iter()
         .map(|path| Location {
-            tool: "named",
+            tool: NAMED,
             path: path.clone(),
         })
         .collect())
@@ -491,6 +513,17 @@ fn describe_sources(sources: &[Location]) -> String {
             false => " (not there yet)",
         };
         let _ = writeln!(text, "{}: {}{state}", source.tool, source.path.display());
+    }
+    if sources.iter().all(|source| source.tool != NAMED) {
+        let elsewhere: Vec<&str> = formats_without_default_location()
+            .into_iter()
+            .map(Format::name)
+            .collect();
+        let _ = writeln!(
+            text,
+            "No default folder (name their files or folders): {}",
+            elsewhere.join(", ")
+        );
     }
     text
 }

@@ -177,7 +177,10 @@ fn import_problems() {
     std::fs::create_dir(&empty).unwrap();
     let out = ok(&db, &["import", empty.to_str().unwrap()]);
     assert!(
-        out.contains("No transcripts (*.jsonl, conversations.json, session-*.json, .aider.chat.history.md, OpenCode ses_*.json, opencode.db, kilo.db, Cline api_conversation_history.json, state.db, state.vscdb, SpecStory *.md) found in"),
+        out.contains(&format!(
+            "No transcripts of a known format ({}) found in",
+            session_search::import::Format::names()
+        )),
         "{out}"
     );
 
@@ -194,10 +197,13 @@ fn import_problems() {
         &["import", "--format", "claude", other.to_str().unwrap()],
     )
     .stderr;
-    assert!(
-        stderr.contains("unknown transcript format \"claude\""),
-        "{stderr}"
-    );
+    assert!(stderr.contains("'claude'"), "{stderr}");
+    // The error and the help name every format the importers read.
+    let help = ok(&db, &["import", "--help"]);
+    for format in session_search::import::Format::ALL.map(|format| format.name()) {
+        assert!(stderr.contains(format), "{format}: {stderr}");
+        assert!(help.contains(format), "{format}: {help}");
+    }
 }
 
 #[test]

@@ -151,6 +151,14 @@ fn sync_reads_the_default_folders_then_only_what_changed() {
         ),
         &home.path(".codex/sessions/2025/06/03/rollout-2025-06-03T09-14-02-0197a5c4-8e21-7d40-b5f3-6a2c9e1d4f80.jsonl"),
     );
+    // Codex finished writing it a while ago (one read while it may still
+    // be written is read again once it is quiet).
+    fs::File::options()
+        .write(true)
+        .open(home.path(".codex/sessions/2025/06/03/rollout-2025-06-03T09-14-02-0197a5c4-8e21-7d40-b5f3-6a2c9e1d4f80.jsonl"))
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600))
+        .unwrap();
     let file = write_transcript(&home, &["invoice", "ledger"]);
 
     let first = home.sync();
@@ -271,13 +279,20 @@ fn sync_for_people_and_quietly() {
         "{text}"
     );
     assert!(
+        text.contains("No default folder (name their files or folders): chatgpt, claude-ai, aider, specstory\n"),
+        "{text}"
+    );
+    assert!(
         text.contains("imported 1 message into 1 new session"),
         "{text}"
     );
 
     // Folders named on the command line replace the defaults.
     let named = home.run(&["sync", home.path(".openclaw").to_str().unwrap()]);
-    assert!(!named.contains("Claude Code"), "{named}");
+    assert!(
+        !named.contains("Claude Code") && !named.contains("No default folder"),
+        "{named}"
+    );
     assert!(named.contains("Read 0 of 1 transcripts"), "{named}");
 
     let missing = home

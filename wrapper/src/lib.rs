@@ -112,7 +112,10 @@ pub enum Error {
     )]
     InvalidTimestamp(String),
     /// A transcript format name is not one the importers know.
-    #[error("unknown transcript format {0:?}; known formats: claude-code, openclaw, codex")]
+    #[error(
+        "unknown transcript format {0:?}; known formats: {known}",
+        known = crate::import::Format::names()
+    )]
     UnknownFormat(String),
     /// A file or directory could not be read.
     #[error("cannot read {}: {source}", path.display())]

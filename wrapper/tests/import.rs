@@ -9,7 +9,7 @@ use common::{options, search};
 use serde_json::Value;
 use session_search::import::{
     import_path, origin as origin_of, FileProblem, Format, ImportOptions, ImportReport, Issue,
-    Origin,
+    LineIssue, Origin,
 };
 use session_search::{Error, IndexingMode, NewSession, SearchOptions, Store, Visibility};
 use std::fs;
@@ -392,6 +392,7 @@ fn codex_events_without_a_twin_are_messages_and_twins_are_not() {
         codex_event("agent_message", "the canary is green"),
     ];
     fs::write(&path, lines.concat()).unwrap();
+    written_ago(&path, -60);
     let (store, report) = imported(&path);
     assert!(report.issues().next().is_none(), "{report:#?}");
     assert_eq!(branch(&store, key), ["L2", "L6", "L7", "L8", "L10"]);
@@ -414,7 +415,8 @@ fn codex_events_without_a_twin_are_messages_and_twins_are_not() {
         codex_said("assistant", "the canary is green"),
     ]
     .concat();
-    fs::write(&path, grown).unwrap();
+    fs::write(&path, &grown).unwrap();
+    written_ago(&path, -60);
     let again = import(&store, &path);
     assert_eq!((again.imported(), again.already_present()), (1, 5));
     assert_eq!(hits(&store, "green"), [(key.to_owned(), "L13".to_owned())]);
@@ -428,6 +430,37 @@ fn codex_events_without_a_twin_are_messages_and_twins_are_not() {
     fs::write(&path, ended).unwrap();
     let (fresh, _) = imported(&path);
     assert_eq!(hits(&fresh, "green"), [(key.to_owned(), "L12".to_owned())]);
+
+    // A file left unwritten since its last event: the turn is over, the
+    // event is the answer.
+    fs::write(&path, lines.concat()).unwrap();
+    written_ago(&path, 60);
+    let (quiet, _) = imported(&path);
+    assert_eq!(hits(&quiet, "green"), [(key.to_owned(), "L12".to_owned())]);
+    // Its twin written after all: the same answer, not a second one.
+    fs::write(&path, &grown).unwrap();
+    written_ago(&path, -60);
+    let late = import(&quiet, &path);
+    assert_eq!((late.imported(), late.already_present()), (0, 6));
+    assert_eq!(hits(&quiet, "green"), [(key.to_owned(), "L12".to_owned())]);
+    assert_eq!(skipped(&late.files[0], "response_item/message"), 1);
+}
+
+/// Sets the time `path` was last written to `seconds` ago (negative: still
+/// being written, its time ahead of now).
+fn written_ago(path: &Path, seconds: i64) {
+    let now = std::time::SystemTime::now();
+    let offset = std::time::Duration::from_secs(seconds.unsigned_abs());
+    let time = match seconds < 0 {
+        true => now + offset,
+        false => now - offset,
+    };
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(time)
+        .unwrap();
 }
 
 #[test]
@@ -806,10 +839,15 @@ fn agent_id_and_format_options() {
         3
     );
     assert_eq!("codex".parse::<Format>().unwrap(), Format::Codex);
-    assert_eq!(
-        "claude".parse::<Format>().unwrap_err().to_string(),
-        "unknown transcript format \"claude\"; known formats: claude-code, openclaw, codex"
-    );
+    // The error names every format, so it never names fewer than exist.
+    let error = "claude".parse::<Format>().unwrap_err().to_string();
+    let known = error
+        .strip_prefix("unknown transcript format \"claude\"; known formats: ")
+        .unwrap_or_else(|| panic!("{error}"));
+    let names: Vec<&str> = Format::ALL.iter().map(|format| format.name()).collect();
+    assert_eq!(known.split(", ").collect::<Vec<_>>(), names);
+    let problem = FileProblem::UnknownFormat.to_string();
+    assert!(problem.ends_with(&format!("({known})")), "{problem}");
     for format in Format::ALL {
         assert_eq!(format.name().parse::<Format>().unwrap(), format);
     }
@@ -1642,4 +1680,67 @@ fn aider_chat_histories_one_session_per_run() {
     let again = import(&store, &folder);
     assert_eq!((again.imported(), again.already_present()), (0, 379));
     assert_eq!(again.sessions_created(), 0);
+}
+
+/// The AFI history with `before` put ahead of its first run, in a scratch
+/// directory kept while the `TempDir` lives.
+fn aider_history_after(before: &str) -> (tempfile::TempDir, PathBuf) {
+    let source = shared_fixtures("aider").join("AFI-Protocol-afi-core/.aider.chat.history.md");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir
+        .path()
+        .join("AFI-Protocol-afi-core/.aider.chat.history.md");
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    fs::write(
+        &file,
+        format!("{before}{}", fs::read_to_string(source).unwrap()),
+    )
+    .unwrap();
+    (dir, file)
+}
+
+#[test]
+fn an_aider_history_with_lines_before_its_first_run() {
+    let before: String = (1..=40)
+        .map(|n| format!("> note {n} left by an earlier run  \n"))
+        .collect();
+    let (_dir, file) = aider_history_after(&before);
+    let (store, report) = imported(&file);
+    assert_eq!(report.files[0].format, Some(Format::Aider));
+    // The runs the file holds, at their lines moved by 40.
+    assert_eq!(report.files[0].sessions, 8);
+    assert_eq!(column(&store, AIDER_AFI, "L90", "role"), "user");
+    let issues: Vec<&LineIssue> = report.issues().map(|(_, issue)| issue).collect();
+    assert_eq!(
+        issues,
+        [&LineIssue {
+            line: 1,
+            issue: Issue::NotUnderstood {
+                reason: "40 lines before the first \"# aider chat started at\"".into()
+            }
+        }]
+    );
+    assert_eq!(report.skipped_lines().count(), 1);
+
+    // Past the first 64 KB, a run is not looked for.
+    let (_dir, far) = aider_history_after(&"filler line of text\n".repeat(4000));
+    let (_, report) = imported(&far);
+    assert_eq!(report.files[0].problem, Some(FileProblem::UnknownFormat));
+}
+
+#[test]
+fn the_readme_format_table_names_every_format() {
+    let readme =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
+    let table = readme
+        .split("`import` reads, per file")
+        .nth(1)
+        .and_then(|rest| rest.split("A directory is searched").next())
+        .unwrap();
+    for format in Format::ALL {
+        assert!(
+            table.contains(&format!("`{}:", format.name())),
+            "the README's format table has no session key of {format}"
+        );
+    }
 }

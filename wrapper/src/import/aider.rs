@@ -35,7 +35,7 @@ const STARTED: &str = "# aider chat started at ";
 /// The file name aider writes its history to.
 pub(super) const FILE_NAME: &str = ".aider.chat.history.md";
 
-/// Whether `line`, a file's first line that is not blank, starts a history.
+/// Whether `line` starts a run (see [`super::detect_text`] for where).
 pub(super) fn recognises(line: &str) -> bool {
     line.starts_with(STARTED)
 }

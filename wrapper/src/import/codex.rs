@@ -10,18 +10,22 @@
 //! (or `user_message`) event whose text no `response_item` message repeats
 //! (an answer cut off by an interrupted turn, inter-agent messages) is the
 //! assistant's (the user's) message, imported at its line. Its twin may come
-//! before the event (the user's prompt) or after it (the answer), so an
-//! event is held, with what follows it, until its twin comes or the turn
-//! ends (`turn_context`, `turn_aborted`, `task_started`, `task_complete`,
-//! another `session_meta`); an event the file ends with waits for a later
-//! import, as its twin may still be written. Rollouts are linear and
+//! before the event (the user's prompt) or after it (the answer, up to a
+//! minute later when tool calls run in between), so an event is held, with
+//! what follows it, until its twin comes or the turn ends: a later turn
+//! starts or this one ends (`turn_context`, `turn_aborted`,
+//! `task_started`, `task_complete`, another `session_meta`), or the file
+//! ends and has gone unwritten for [`super::QUIET_TIME`]. An event the
+//! file ends with while it is still being written waits for a later import.
+//! A twin that comes after an earlier import stored its event (the file
+//! had been quiet, then grew) is that message, not a second one. Rollouts are linear and
 //! their items have no ids: the line number (`L<n>`) stands in, stable as
 //! the file only grows. Older rollouts without the wrapper (a first line
 //! with `id` and `timestamp`, then bare items) are read too.
 
 use super::blocks::{text_block, unix_ms, user_message};
 use super::writer::{HostMessage, Parent, SessionInfo, Writer};
-use super::{file_stem, Issue, Opened, Reader};
+use super::{file_stem, quiet, Issue, Opened, Reader};
 use crate::{Result, Role};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -68,7 +72,10 @@ pub(super) fn open(path: &Path) -> Opened {
             created_at: None,
         },
         agent_id: "codex".to_owned(),
-        reader: Box::<Codex>::default(),
+        reader: Box::new(Codex {
+            quiet: quiet(path),
+            ..Codex::default()
+        }),
     }
 }
 
@@ -83,6 +90,8 @@ struct Codex {
     /// The text of each `response_item` message of this turn that no event
     /// has matched yet, by role: the twin of an event still to come.
     unmatched: Vec<(Role, String)>,
+    /// The file has gone unwritten long enough for its last turn to be over.
+    quiet: bool,
 }
 
 /// A message kept back, with where it was read.
@@ -112,11 +121,13 @@ impl Codex {
         Ok(())
     }
 
-    /// A `response_item` message of `role` with `text`: an event waiting
-    /// for it is its twin and dropped (with the events before it of the
-    /// same role: twins come in order, so theirs never will); otherwise an
-    /// event may still come for it.
-    fn item_text(&mut self, role: Role, text: String, out: &mut Writer<'_>) -> Result<()> {
+    /// A `response_item` message of `role` with `text`; whether it is
+    /// written. An event waiting for it is its twin and dropped (with the
+    /// events before it of the same role: twins come in order, so theirs
+    /// never will), unless an earlier import stored the event: then the
+    /// event is the message and the item is not. Otherwise an event may
+    /// still come for it.
+    fn item_text(&mut self, role: Role, text: String, out: &mut Writer<'_>) -> Result<bool> {
         let twin = self.held.iter().position(|held| {
             held.waits_for
                 .as_ref()
@@ -124,10 +135,19 @@ impl Codex {
         });
         let Some(twin) = twin else {
             self.unmatched.push((role, text));
-            return Ok(());
+            return Ok(true);
         };
-        self.held.remove(twin);
-        out.skip_entry("event_msg", None, Parent::Previous);
+        let stored = out.stored(&self.held[twin].message.id)?;
+        match stored {
+            true => {
+                self.held[twin].waits_for = None;
+                out.skip_entry("response_item/message", None, Parent::Previous);
+            }
+            false => {
+                self.held.remove(twin);
+                out.skip_entry("event_msg", None, Parent::Previous);
+            }
+        }
         let earlier: Vec<usize> = (0..twin)
             .filter(|&at| {
                 self.held[at]
@@ -139,7 +159,8 @@ impl Codex {
         for at in earlier {
             self.held[at].waits_for = None;
         }
-        self.write_settled(out)
+        self.write_settled(out)?;
+        Ok(!stored)
     }
 
     /// An `agent_message` or `user_message` event.
@@ -242,10 +263,13 @@ impl Reader for Codex {
             }
             "response_item" => {
                 if let Some((message, said)) = item(payload, time, out) {
-                    if let Some((role, text)) = said {
-                        self.item_text(role, text, out)?;
+                    let written = match said {
+                        Some((role, text)) => self.item_text(role, text, out)?,
+                        None => true,
+                    };
+                    if written {
+                        self.write(message, None, out)?;
                     }
-                    self.write(message, None, out)?;
                 }
             }
             "event_msg" => {
@@ -277,6 +301,9 @@ impl Reader for Codex {
     }
 
     fn finish(&mut self, out: &mut Writer<'_>) -> Result<()> {
+        if self.quiet {
+            return self.end_turn(out);
+        }
         // An event the file ends with may get its twin on the next line
         // still to be written: it waits for a later import.
         self.held.retain(|held| held.waits_for.is_none());

@@ -7,8 +7,19 @@
 //! the home directory. The table is in [`TOOLS`]; [`default_locations`]
 //! resolves it for an environment.
 
+use super::Format;
 use std::ffi::OsString;
 use std::path::PathBuf;
+
+/// The formats whose files have no default folder (a data export, a
+/// transcript kept in each project): `import` and `sync` read them where
+/// they are named.
+pub fn formats_without_default_location() -> Vec<Format> {
+    Format::ALL
+        .into_iter()
+        .filter(|format| TOOLS.iter().all(|tool| tool.format != *format))
+        .collect()
+}
 
 /// A folder (or file) where a tool writes its transcripts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,6 +34,7 @@ pub struct Location {
 /// set, else `home_folder` in the home directory) and its folders in it.
 struct Tool {
     name: &'static str,
+    format: Format,
     variable: Option<&'static str>,
     home_folder: &'static str,
     folders: &'static [&'static str],
@@ -45,24 +57,28 @@ const EDITOR_DATA: (Option<&str>, &str) = (Some("XDG_CONFIG_HOME"), ".config");
 const TOOLS: &[Tool] = &[
     Tool {
         name: "Claude Code",
+        format: Format::ClaudeCode,
         variable: Some("CLAUDE_CONFIG_DIR"),
         home_folder: ".claude",
         folders: &["projects"],
     },
     Tool {
         name: "Codex",
+        format: Format::Codex,
         variable: Some("CODEX_HOME"),
         home_folder: ".codex",
         folders: &["sessions", "archived_sessions"],
     },
     Tool {
         name: "OpenClaw",
+        format: Format::OpenClaw,
         variable: Some("OPENCLAW_STATE_DIR"),
         home_folder: ".openclaw",
         folders: &["agents"],
     },
     Tool {
         name: "pi",
+        format: Format::OpenClaw,
         variable: Some("PI_CODING_AGENT_DIR"),
         home_folder: ".pi/agent",
         folders: &["sessions"],
@@ -70,6 +86,7 @@ const TOOLS: &[Tool] = &[
     // The variable stands for the home directory itself.
     Tool {
         name: "Gemini CLI",
+        format: Format::GeminiCli,
         variable: Some("GEMINI_CLI_HOME"),
         home_folder: "",
         folders: &[".gemini/tmp"],
@@ -78,18 +95,21 @@ const TOOLS: &[Tool] = &[
     // storage, whose sessions then add nothing.
     Tool {
         name: "OpenCode",
+        format: Format::OpenCode,
         variable: Some("XDG_DATA_HOME"),
         home_folder: ".local/share",
         folders: &["opencode/opencode.db", "opencode/storage"],
     },
     Tool {
         name: "Kilo",
+        format: Format::Kilo,
         variable: Some("XDG_DATA_HOME"),
         home_folder: ".local/share",
         folders: &["kilo/kilo.db", "kilo/storage"],
     },
     Tool {
         name: "Cline",
+        format: Format::Cline,
         variable: EDITOR_DATA.0,
         home_folder: EDITOR_DATA.1,
         folders: &[
@@ -101,12 +121,14 @@ const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "Cline",
+        format: Format::Cline,
         variable: Some("CLINE_DIR"),
         home_folder: ".cline",
         folders: &["data/tasks"],
     },
     Tool {
         name: "Roo Code",
+        format: Format::RooCode,
         variable: EDITOR_DATA.0,
         home_folder: EDITOR_DATA.1,
         folders: &[
@@ -118,6 +140,7 @@ const TOOLS: &[Tool] = &[
     },
     Tool {
         name: "Kilo Code",
+        format: Format::KiloCode,
         variable: EDITOR_DATA.0,
         home_folder: EDITOR_DATA.1,
         folders: &[
@@ -130,12 +153,14 @@ const TOOLS: &[Tool] = &[
     // The database first: a session log of a session it holds adds nothing.
     Tool {
         name: "Hermes Agent",
+        format: Format::Hermes,
         variable: Some("HERMES_HOME"),
         home_folder: ".hermes",
         folders: &["state.db", "sessions"],
     },
     Tool {
         name: "Cursor",
+        format: Format::Cursor,
         variable: EDITOR_DATA.0,
         home_folder: EDITOR_DATA.1,
         folders: &[
@@ -280,6 +305,19 @@ mod tests {
         assert_eq!(
             of(&moved, "Cursor")[1],
             Path::new("/cfg/Cursor/User/workspaceStorage")
+        );
+    }
+
+    #[test]
+    fn formats_without_a_folder_are_those_kept_in_projects_or_downloaded() {
+        assert_eq!(
+            formats_without_default_location(),
+            [
+                Format::ChatGpt,
+                Format::ClaudeAi,
+                Format::Aider,
+                Format::SpecStory
+            ]
         );
     }
 

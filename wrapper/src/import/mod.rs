@@ -11,7 +11,8 @@
 //! `session_*.json`, Cursor's `state.vscdb`, SpecStory's
 //! `<date>_<time>-<title>.md`, see [`is_transcript_name`]), recognises each
 //! file's [`Format`] from its first entries (or, for a JSON document, its
-//! first record; for Markdown, its first line; for a database, the SQLite
+//! first record; for Markdown, its first line, or for Aider's the first
+//! line of a run in its first 64 KB; for a database, the SQLite
 //! header and its tables), and returns an [`ImportReport`]. These formats
 //! are read:
 //!
@@ -187,7 +188,7 @@ mod writer;
 
 use crate::{Error, IndexingMode, Result, Store};
 use lines::{Line, Lines};
-pub use locations::{default_locations, Location};
+pub use locations::{default_locations, formats_without_default_location, Location};
 pub use origin::{origin, Origin};
 use rusqlite::TransactionBehavior;
 use serde::Serialize;
@@ -195,14 +196,25 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::fs::File;
-use std::io::BufReader;
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 use writer::{SessionInfo, Writer};
 
 const IMPORT_SQL: &str = include_str!("../../sql/import.sql");
 
 /// Lines read to recognise a file's format.
 const DETECT_LINES: usize = 64;
+
+/// Bytes read to find the first run of an Aider history.
+const DETECT_TEXT_BYTES: u64 = 64 << 10;
+
+/// How long a transcript must have gone unwritten for its last turn to
+/// count as finished: a Codex answer that only an `agent_message` event
+/// holds is then stored, though no `task_complete` ended its turn.
+/// `session-search sync --watch` waits as long after a change before it
+/// reads, so a turn that a pass finds still quiet is over.
+pub const QUIET_TIME: Duration = Duration::from_millis(300);
 
 /// Rows per reconciliation slice after an import.
 const RECONCILE_ROWS: i64 = 5000;
@@ -288,6 +300,13 @@ impl Format {
         Format::KiloCode,
     ];
 
+    /// The name of every format, in [`Format::ALL`]'s order, as a list for
+    /// people: `claude-code, openclaw, …`.
+    pub fn names() -> String {
+        let names: Vec<&str> = Format::ALL.iter().map(|format| format.name()).collect();
+        names.join(", ")
+    }
+
     /// The name used in session keys and on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -307,6 +326,14 @@ impl Format {
             Format::RooCode => "roo-code",
             Format::KiloCode => "kilo-code",
         }
+    }
+
+    /// Whether its importer holds back what ends a file until the file has
+    /// gone unwritten for [`QUIET_TIME`] (a Codex answer that only an event
+    /// holds): a program that follows transcripts must read such a file
+    /// again once it is quiet, even if it has not changed.
+    pub fn waits_for_quiet(self) -> bool {
+        self == Format::Codex
     }
 
     /// Whether a directory import reads a file named `name` to see if it
@@ -605,14 +632,11 @@ impl fmt::Display for FileProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FileProblem::Unreadable(error) => write!(f, "cannot read: {error}"),
-            FileProblem::UnknownFormat => {
-                let names: Vec<&str> = Format::ALL.iter().map(|format| format.name()).collect();
-                write!(
-                    f,
-                    "not a transcript of a known format ({})",
-                    names.join(", ")
-                )
-            }
+            FileProblem::UnknownFormat => write!(
+                f,
+                "not a transcript of a known format ({})",
+                Format::names()
+            ),
         }
     }
 }
@@ -919,25 +943,37 @@ fn detect_content(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<
     if from_record.is_some() {
         return Ok(from_record);
     }
-    match first_text_line(path, max_line_bytes)? {
-        Some(line) if aider::recognises(&line) => return Ok(Some(Format::Aider)),
-        Some(line) if specstory::recognises(&line) => return Ok(Some(Format::SpecStory)),
-        _ => {}
+    let from_text = detect_text(path, max_line_bytes)?;
+    if from_text.is_some() {
+        return Ok(from_text);
     }
     Ok(codex::named_like_a_rollout(path).then_some(Format::Codex))
 }
 
-/// The first line of `path` that is not blank, among its first lines.
-fn first_text_line(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<String>> {
-    let mut lines = Lines::new(BufReader::new(File::open(path)?), max_line_bytes);
-    for _ in 0..DETECT_LINES {
-        match lines.next_line()? {
-            Some((_, Line::Text { bytes, .. })) if bytes.iter().all(u8::is_ascii_whitespace) => {}
-            Some((_, Line::Text { bytes, .. })) => {
-                return Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
-            }
-            Some((_, Line::TooLong { .. })) | None => return Ok(None),
+/// The Markdown format of `path`: SpecStory's when its first line that is
+/// not blank starts an export, Aider's when a line of its first
+/// [`DETECT_TEXT_BYTES`] starts a run (a history may hold other lines
+/// before its first run, which its import reports as skipped).
+fn detect_text(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<Format>> {
+    let start = File::open(path)?.take(DETECT_TEXT_BYTES);
+    let mut lines = Lines::new(BufReader::new(start), max_line_bytes);
+    let mut first = true;
+    while let Some((_, line)) = lines.next_line()? {
+        let Line::Text { bytes, .. } = line else {
+            first = false;
+            continue;
+        };
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            continue;
         }
+        let text = String::from_utf8_lossy(&bytes);
+        if first && specstory::recognises(&text) {
+            return Ok(Some(Format::SpecStory));
+        }
+        if aider::recognises(&text) {
+            return Ok(Some(Format::Aider));
+        }
+        first = false;
     }
     Ok(None)
 }
@@ -1108,6 +1144,16 @@ fn read_line(
         }
     }
     Ok(())
+}
+
+/// Whether the file at `path` has gone unwritten for [`QUIET_TIME`] (not
+/// when its time cannot be read, or is in the future).
+fn quiet(path: &Path) -> bool {
+    std::fs::metadata(path)
+        .and_then(|metadata| metadata.modified())
+        .ok()
+        .and_then(|modified| modified.elapsed().ok())
+        .is_some_and(|age| age >= QUIET_TIME)
 }
 
 /// The name of `path`'s file without its extension, or `""`; for a

@@ -229,6 +229,22 @@ impl<'a> Writer<'a> {
         self.seen.contains_key(id) || self.aliases.contains_key(id)
     }
 
+    /// Whether an earlier import stored a message with the host id `id` in
+    /// the session.
+    ///
+    /// # Errors
+    ///
+    /// Database failures.
+    pub(super) fn stored(&self, id: &str) -> Result<bool> {
+        let key = format!("{}:{}", self.format.name(), self.info.id);
+        let found = self
+            .store
+            .connection()
+            .prepare_cached("SELECT 1 FROM messages WHERE session_key = ?1 AND message_id = ?2")?
+            .exists((key, id))?;
+        Ok(found)
+    }
+
     /// Moves the active leaf to the host's entry `id` (`None`: empty).
     pub(super) fn move_leaf(&mut self, id: Option<&str>) {
         let target = id.map_or(Parent::Root, |id| Parent::Id(id.to_owned()));
