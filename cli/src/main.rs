@@ -431,14 +431,13 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitCode, Failure> {
                     sandboxed: args.sandboxed,
                 },
             };
-            let store = match args.watch {
-                true => {
-                    let store = open_creating(&db)?;
-                    sync::watch_in_background(&db, sync::sources(&args.watch_paths)?);
-                    store
-                }
-                false => open_existing(&db)?,
-            };
+            // A server must start before anything was imported: its tools
+            // then say how to import, where a server that exits is only
+            // seen as dead by the client.
+            let store = open_creating(&db)?;
+            if args.watch {
+                sync::watch_in_background(&db, sync::sources(&args.watch_paths)?);
+            }
             mcp::serve(store, viewer).map_err(Failure::Message)
         }
         Command::Status { json } => status(&db, &open_existing(&db)?, json, out),

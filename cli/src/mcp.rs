@@ -174,7 +174,8 @@ struct SearchArgs {
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct HistoryArgs {
-    /// The session to read (`sessionKey` of a search hit or of sessions_list).
+    /// The session to read (`sessionKey` of a search hit or of sessions_list;
+    /// without a pinned caller, a unique start of it will do).
     session_key: String,
     /// Centre on this message: the `messageId` of a search hit.
     around: Option<String>,
@@ -399,10 +400,18 @@ impl Server {
 
     fn run_history(&self, args: HistoryArgs) -> Result<Answer, String> {
         let store = self.store();
-        let (caller, visibility, sandboxed) = match &self.viewer.caller {
-            Some(_) => self.view(&store)?,
-            // The owner reads any session as itself.
-            None => (args.session_key.clone(), Visibility::Own, false),
+        let (session_key, (caller, visibility, sandboxed)) = match &self.viewer.caller {
+            Some(_) => (args.session_key, self.view(&store)?),
+            // The owner names a session as on the command line (a unique
+            // start of its key will do) and reads it as itself. A pinned
+            // caller names it whole: a start could tell of keys it cannot
+            // see.
+            None => {
+                let key = store
+                    .resolve_session_key(&args.session_key)
+                    .map_err(|e| e.to_string())?;
+                (key.clone(), (key, Visibility::Own, false))
+            }
         };
         let options = HistoryOptions {
             caller: Some(caller),
@@ -416,7 +425,7 @@ impl Server {
             ..HistoryOptions::default()
         };
         let response = store
-            .history(&args.session_key, &options)
+            .history(&session_key, &options)
             .map_err(|e| e.to_string())?;
         let mut text = format!("Session {}\n", response.session_key);
         if response.before > 0 {

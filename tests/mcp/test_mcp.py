@@ -166,6 +166,17 @@ class McpServerTest(unittest.TestCase):
         _, main, _ = self.call(tool="sessions_list", arguments={"agent": "main", "since": "2023-11-14"})
         self.assertEqual([s["sessionKey"] for s in main["sessions"]], ["main:1:sub", "main:1"])
 
+    def test_history_takes_a_start_of_a_key_as_the_command_line_does(self):
+        # `ops` starts one key; `main` starts a session and its subagent.
+        for start, key in [("ops", "ops:1"), ("main", "main:1"), ("main:1:s", "main:1:sub")]:
+            error, data, text = self.call(tool="sessions_history", arguments={"sessionKey": start})
+            self.assertFalse(error, text)
+            self.assertEqual(data["sessionKey"], key)
+        error, _, text = self.call(tool="sessions_history", arguments={"sessionKey": "nope"})
+        self.assertTrue(error)
+        self.assertIn('no session key is or starts with "nope"', text)
+        self.assertNotIn("caller", text)
+
     def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(self):
         async def body(client, _):
             answers = []
@@ -261,6 +272,23 @@ class McpWatchTest(unittest.TestCase):
 
             found = asyncio.run(main())
             self.assertEqual(found["results"][0]["sessionKey"], "claude-code:5e55a0c1")
+
+    def test_a_server_without_watch_starts_before_anything_was_imported(self):
+        """Without --watch and with no database yet, the server still
+        serves, and its tools say how to import."""
+        with tempfile.TemporaryDirectory() as home:
+            db = os.path.join(home, "data", "sessions.db")
+            params = StdioServerParameters(command=CLI, args=["--db", db, "mcp"], env=os.environ.copy())
+
+            async def main():
+                async with stdio_client(params) as (read, write):
+                    async with ClientSession(read, write) as client:
+                        await client.initialize()
+                        return await client.call_tool("sessions_search", {"query": "anything"})
+
+            result = asyncio.run(main())
+            self.assertTrue(result.is_error)
+            self.assertIn("session-search import", result.content[0].text)
 
 
 if __name__ == "__main__":

@@ -291,9 +291,10 @@ impl Store {
     /// The session key that `text` stands for, as people type one: the key
     /// itself; else the key an importer made of it, `<format>:<text>` (so
     /// the session id Claude Code shows finds `claude-code:<id>`); else the
-    /// only key that starts with `text`, with or without such a prefix.
-    /// Each candidate is a range of the primary key, so this reads only the
-    /// keys it names.
+    /// only key that starts with `text`, with or without such a prefix, or
+    /// the one session all the others that do were spawned from (its
+    /// subagents). Each candidate is a range of the primary key, so this
+    /// reads only the keys it names.
     ///
     /// # Errors
     ///
@@ -337,10 +338,15 @@ impl Store {
             "SELECT session_key FROM sessions WHERE session_key >= ?1 AND session_key < ?2
              ORDER BY session_key LIMIT ?3",
         )?;
+        let ranges: Vec<(String, Value)> = prefixes
+            .map(|prefix| {
+                let end = prefix_end(&prefix);
+                (prefix, end)
+            })
+            .collect();
         let mut count = 0;
         let mut keys = Vec::new();
-        for prefix in prefixes {
-            let end = prefix_end(&prefix);
+        for (prefix, end) in &ranges {
             count += count_keys.query_row(params![prefix, end], |row| row.get::<_, i64>(0))?;
             for key in first_keys
                 .query_map(params![prefix, end, AMBIGUOUS_EXAMPLES as i64], |row| {
@@ -348,6 +354,25 @@ impl Store {
                 })?
             {
                 keys.push(key?);
+            }
+        }
+        // A session and the sessions it spawned (a Claude Code session and
+        // its subagents, whose keys start with its own) stand for the
+        // session.
+        if let Some(first) = keys.iter().min().filter(|_| count > 1) {
+            let mut in_tree = self.conn.prepare_cached(
+                "WITH RECURSIVE tree(key) AS (
+                   SELECT ?1
+                   UNION SELECT s.session_key FROM sessions s JOIN tree ON s.spawned_by = tree.key)
+                 SELECT count(*) FROM tree WHERE key >= ?2 AND key < ?3",
+            )?;
+            let mut spawned = 0;
+            for (prefix, end) in &ranges {
+                spawned +=
+                    in_tree.query_row(params![first, prefix, end], |row| row.get::<_, i64>(0))?;
+            }
+            if spawned == count {
+                return Ok(first.clone());
             }
         }
         only_key(text, count, keys)

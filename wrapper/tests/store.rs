@@ -707,7 +707,6 @@ fn session_keys_resolve_from_unique_prefixes() {
     let store = Store::open_in_memory().unwrap();
     for key in [
         "claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8",
-        "claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8:agent-a2018e5",
         "codex:0197a5c4-8e21-7d40-b5f3-6a2c9e1d4f80",
         "openclaw:7c1e4b2a-5d3f-4e8a-9b6c-2f1d0e9a8b7c",
         "openclaw:7c1f0000",
@@ -719,6 +718,11 @@ fn session_keys_resolve_from_unique_prefixes() {
     ] {
         create(&store, key, None);
     }
+    // Two subagents of the first session, one whose key does not start
+    // with the session's.
+    let parent = "claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8";
+    create(&store, &format!("{parent}:agent-a2018e5"), Some(parent));
+    create(&store, "claude-code:4b2030ee-helper", Some(parent));
     let resolve = |text: &str| store.resolve_session_key(text);
     // The exact key wins over the longer keys it starts.
     assert_eq!(resolve("agent:main:cli:1").unwrap(), "agent:main:cli:1");
@@ -756,36 +760,44 @@ fn session_keys_resolve_from_unique_prefixes() {
     // A prefix of only the highest character has no text above its range.
     assert_eq!(resolve("\u{10FFFF}").unwrap(), "\u{10FFFF}\u{10FFFF}z");
 
-    let e = resolve("4b2030ed").unwrap_err();
-    assert!(
-        matches!(&e, Error::AmbiguousSession { count: 2, examples, .. } if examples.len() == 2),
-        "{e:?}"
+    // A prefix shared only by a session and the sessions it spawned is the
+    // session's (the subagent that starts with it is in the tree by its
+    // spawned_by, not by its key).
+    assert_eq!(
+        resolve("4b2030ed").unwrap(),
+        "claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8"
     );
-    assert!(
-        e.to_string().starts_with("\"4b2030ed\" starts 2 session keys, such as claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8, claude-code:"),
-        "{e}"
+    assert_eq!(
+        resolve("4b2030e").unwrap(),
+        "claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8"
     );
+    assert_eq!(resolve("claude-code:4b2030e").unwrap(), parent);
     // `c` is the start of the Claude Code and Codex keys: each counted once.
     match resolve("c") {
         Err(Error::AmbiguousSession {
             count, examples, ..
         }) => {
-            assert_eq!(count, 3);
+            assert_eq!(count, 4);
             assert_eq!(
                 examples,
                 [
                     "claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8",
                     "claude-code:4b2030ed-5563-49ea-b703-6a002f2d3cc8:agent-a2018e5",
-                    "codex:0197a5c4-8e21-7d40-b5f3-6a2c9e1d4f80"
+                    "claude-code:4b2030ee-helper"
                 ]
             );
         }
         other => panic!("{other:?}"),
     }
-    assert!(matches!(
-        resolve("7c1"),
-        Err(Error::AmbiguousSession { count: 2, .. })
-    ));
+    let e = resolve("7c1").unwrap_err();
+    assert!(
+        matches!(&e, Error::AmbiguousSession { count: 2, examples, .. } if examples.len() == 2),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string().starts_with("\"7c1\" starts 2 session keys, such as openclaw:7c1e4b2a-5d3f-4e8a-9b6c-2f1d0e9a8b7c, openclaw:7c1f0000"),
+        "{e}"
+    );
     for missing in ["", "nobody", "claude-code:ffff"] {
         let e = resolve(missing).unwrap_err();
         assert!(matches!(e, Error::NoSessionMatches(_)), "{e:?}");
