@@ -35,11 +35,12 @@ use session_search::import::{
 };
 use session_search::timestamp::{format_iso8601, parse_iso8601};
 use session_search::{
-    HistoryOptions, ListOptions, ListResponse, MessageRef, Order, Role, SearchOptions,
+    GroupBy, HistoryOptions, ListOptions, ListResponse, MessageRef, Order, Role, SearchOptions,
     SearchRequest, SearchResponse, Store, StoreOptions, Visibility,
 };
 use session_search_engine::query::Query;
 use session_search_engine::question::Question;
+use session_search_engine::{history, list, search};
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::ops::Range;
@@ -207,6 +208,12 @@ enum OrderArg {
     Recent,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum GroupByArg {
+    /// The best hit of each session
+    Session,
+}
+
 #[derive(Args)]
 struct SearchArgs {
     /// Words and "quoted phrases"; every term must match; word* is a prefix
@@ -240,6 +247,10 @@ struct SearchArgs {
     /// Result order
     #[arg(long, value_enum, default_value = "relevance")]
     order: OrderArg,
+    /// One result per session: its best hit, with the session's number of
+    /// hits
+    #[arg(long, value_enum)]
+    group_by: Option<GroupByArg>,
     /// Print exactly the JSON of sessions_search()
     #[arg(long)]
     json: bool,
@@ -370,7 +381,19 @@ impl From<std::io::Error> for Failure {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Every error starts as this command's own do (clap's start `error:`).
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            let text = e.render().to_string();
+            eprint!(
+                "session-search: {}",
+                text.strip_prefix("error: ").unwrap_or(&text)
+            );
+            return ExitCode::from(2);
+        }
+        Err(e) => e.exit(),
+    };
     // Stdout is line-buffered, so its lines and the notes on stderr keep
     // their order. It is locked per write, never for the whole run: the MCP
     // server writes to it from another thread.
@@ -446,7 +469,11 @@ fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitCode, Failure> {
             if json {
                 writeln!(out, "{}", serde_json::json!({ "indexed": indexed }))?;
             } else if !human.quiet {
-                writeln!(out, "Indexed {indexed} messages; none pending.")?;
+                writeln!(
+                    out,
+                    "Indexed {}; none pending.",
+                    count(indexed as usize, "message")
+                )?;
             }
             Ok(())
         }
@@ -482,13 +509,14 @@ fn redact(
         });
         writeln!(out, "{counts}")?;
     } else if !quiet {
-        let stored = match change.patterns {
-            1 => "1 redaction pattern stored".to_owned(),
-            n => format!("{n} redaction patterns stored"),
-        };
+        let stored = count(change.patterns, "redaction pattern");
         match change.changed {
-            true => writeln!(out, "{stored}; re-indexed {indexed} messages.")?,
-            false => writeln!(out, "{stored}; unchanged.")?,
+            true => writeln!(
+                out,
+                "{stored} stored; re-indexed {}.",
+                count(indexed as usize, "message")
+            )?,
+            false => writeln!(out, "{stored} stored; unchanged.")?,
         }
     }
     Ok(())
@@ -654,25 +682,25 @@ fn describe_import(paths: &[PathBuf], report: &ImportReport, indexed: i64) -> St
     }
     let _ = writeln!(
         out,
-        "Imported {} messages into {} new sessions from {} files; {} messages were already present; {} lines skipped.",
-        report.imported(),
-        report.sessions_created(),
-        report.files.len(),
-        report.already_present(),
-        report.skipped_lines().count(),
+        "Imported {} into {} from {}; {} already present; {} skipped.",
+        count(report.imported(), "message"),
+        count(report.sessions_created(), "new session"),
+        count(report.files.len(), "file"),
+        count(report.already_present(), "message"),
+        count(report.skipped_lines().count(), "line"),
     );
     if report.updated() > 0 {
         let _ = writeln!(
             out,
-            "{} messages were rewritten as the transcripts hold them now (completed since, or read damaged before).",
-            report.updated()
+            "{} rewritten as the transcripts hold them now (completed since, or read damaged before).",
+            count(report.updated(), "message")
         );
     }
     if report.removed() > 0 {
         let _ = writeln!(
             out,
-            "{} messages that a damaged earlier read had split off another were removed.",
-            report.removed()
+            "{} that a damaged earlier read had split off another removed.",
+            count(report.removed(), "message")
         );
     }
     let types = report.skipped_types();
@@ -687,7 +715,7 @@ fn describe_import(paths: &[PathBuf], report: &ImportReport, indexed: i64) -> St
             counts.join(", ")
         );
     }
-    let _ = writeln!(out, "Indexed {indexed} messages.");
+    let _ = writeln!(out, "Indexed {}.", count(indexed as usize, "message"));
     out
 }
 
@@ -712,6 +740,26 @@ fn describe_files(report: &ImportReport) -> String {
         }
     }
     out
+}
+
+/// `value` of `flag`, at most the largest of `bounds` (smallest, largest,
+/// default), with a note when it was more: asking for 50 results shows the
+/// most there can be rather than nothing.
+fn at_most(
+    value: Option<i64>,
+    (_, max, _): (i64, i64, i64),
+    flag: &str,
+    human: &Human,
+) -> Option<i64> {
+    match value {
+        Some(n) if n > max => {
+            human.note(&format!(
+                "{flag} {n} is more than the most there can be; showing {max}."
+            ));
+            Some(max)
+        }
+        other => other,
+    }
 }
 
 /// `n` and `noun`, plural unless `n` is 1.
@@ -751,8 +799,9 @@ fn describe_file(file: &FileReport) -> String {
     }
     let _ = write!(
         line,
-        " {} messages imported, {} already present",
-        file.imported, file.already_present
+        " {} imported, {} already present",
+        count(file.imported, "message"),
+        file.already_present
     );
     if let Some(problem) = &file.problem {
         let _ = write!(line, "; {problem}");
@@ -849,7 +898,8 @@ fn search(
     let options = SearchOptions {
         caller: Some(caller),
         visibility,
-        limit: args.limit,
+        limit: at_most(args.limit, search::LIMIT, "--limit", human),
+        group_by: args.group_by.map(|GroupByArg::Session| GroupBy::Session),
         roles: (!args.role.is_empty()).then(|| {
             args.role
                 .iter()
@@ -899,6 +949,9 @@ fn search(
             hit.role,
             hit.message_id
         )?;
+        if let Some(hits) = hit.hits {
+            write!(out, "  ({} in the session)", count(hits as usize, "hit"))?;
+        }
         if hit.partial {
             write!(out, "  (matched: {})", hit.matched.join(", "))?;
         }
@@ -952,7 +1005,7 @@ fn list(
         prefix: args.prefix.clone(),
         since: args.since,
         until: args.until,
-        limit: args.limit,
+        limit: at_most(args.limit, list::LIMIT, "--limit", human),
         offset: args.offset,
         ..ListOptions::default()
     };
@@ -968,10 +1021,7 @@ fn list(
     }
     let response = store.list(&options)?;
     for session in &response.sessions {
-        let messages = match session.messages {
-            1 => "1 message".to_owned(),
-            n => format!("{n} messages"),
-        };
+        let messages = count(session.messages as usize, "message");
         writeln!(
             out,
             "{}  {}  {}  {messages}",
@@ -1051,9 +1101,9 @@ fn history(
         caller: Some(caller),
         visibility,
         around: args.around.clone().map(MessageRef::Text),
-        before: args.before,
-        after: args.after,
-        limit: args.limit,
+        before: at_most(args.before, history::AROUND, "--before", human),
+        after: at_most(args.after, history::AROUND, "--after", human),
+        limit: at_most(args.limit, history::LIMIT, "--limit", human),
         ..HistoryOptions::default()
     };
     if args.json {
@@ -1069,7 +1119,11 @@ fn history(
     human.write_origin(store, &session, out)?;
     writeln!(out)?;
     if response.before > 0 {
-        writeln!(out, "({} earlier messages not shown)\n", response.before)?;
+        writeln!(
+            out,
+            "({} not shown)\n",
+            count(response.before, "earlier message")
+        )?;
     }
     for message in &response.messages {
         writeln!(
@@ -1085,7 +1139,11 @@ fn history(
         writeln!(out)?;
     }
     if response.after > 0 {
-        writeln!(out, "({} later messages not shown)", response.after)?;
+        writeln!(
+            out,
+            "({} not shown)",
+            count(response.after, "later message")
+        )?;
     }
     if response.truncated {
         human.note("Some text was cut; use --json and maxChars-sized windows to read more.");

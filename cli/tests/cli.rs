@@ -128,7 +128,7 @@ fn imported() -> (tempfile::TempDir, PathBuf) {
         ],
     );
     assert!(
-        out.contains("Imported 61 messages into 8 new sessions from 8 files; 0 messages were already present; 2 lines skipped."),
+        out.contains("Imported 61 messages into 8 new sessions from 8 files; 0 messages already present; 2 lines skipped."),
         "{out}"
     );
     (dir, db)
@@ -139,7 +139,7 @@ fn import_reports_files_issues_and_totals_and_is_idempotent() {
     let (_dir, db) = imported();
     let again = ok(&db, &["import", claude_fixtures().to_str().unwrap()]);
     assert!(
-        again.contains("Imported 0 messages into 0 new sessions from 3 files; 30 messages were already present; 2 lines skipped."),
+        again.contains("Imported 0 messages into 0 new sessions from 3 files; 30 messages already present; 2 lines skipped."),
         "{again}"
     );
     // The comment lines of the images transcript, with their numbers.
@@ -413,7 +413,7 @@ fn status_and_reconcile() {
     drop(conn);
     assert_eq!(
         ok(&db, &["reconcile"]),
-        "Indexed 1 messages; none pending.\n"
+        "Indexed 1 message; none pending.\n"
     );
     assert!(ok(&db, &["search", "zebra", "--json"]).contains("zebra crossing"));
     assert_eq!(ok(&db, &["reconcile", "--json"]), "{\"indexed\":0}\n");
@@ -614,8 +614,68 @@ fn list_shows_every_session_newest_activity_first_with_pages_and_filters() {
 
     let err = fails(&db, &["list", "--visibility", "tree"]);
     assert!(err.contains("--caller"), "{err}");
-    let err = fails(&db, &["list", "--limit", "101"]);
+    let err = fails(&db, &["list", "--limit", "0"]);
     assert!(err.contains("limit must be between 1 and 100"), "{err}");
+}
+
+#[test]
+fn a_limit_above_the_most_shows_the_most_with_a_note() {
+    let (_dir, db) = imported();
+    let listed = run(&db, &["list", "--limit", "101"]);
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    assert_eq!(
+        listed.stderr,
+        "--limit 101 is more than the most there can be; showing 100.\n"
+    );
+    let searched = run(&db, &["search", "the", "--limit", "50", "--json"]);
+    assert_eq!(searched.code, 0, "{}", searched.stderr);
+    let hits = json(&searched.stdout)["results"].as_array().unwrap().len();
+    assert!(hits > 10 && hits <= 25, "{hits}");
+    let read = run(&db, &["history", "4b2030ed", "--limit", "500"]);
+    assert_eq!(read.code, 0, "{}", read.stderr);
+    assert!(read.stderr.contains("showing 200"), "{}", read.stderr);
+}
+
+#[test]
+fn grouped_search_shows_each_sessions_best_hit_and_count() {
+    let (_dir, db) = imported();
+    let out = ok(&db, &["search", "the", "--group-by", "session"]);
+    let firsts: Vec<&str> = out
+        .lines()
+        .filter(|line| line.contains(" in the session)"))
+        .map(|line| line.split_whitespace().next().unwrap())
+        .collect();
+    let distinct: std::collections::BTreeSet<&&str> = firsts.iter().collect();
+    assert!(firsts.len() > 1, "{out}");
+    assert_eq!(distinct.len(), firsts.len(), "{out}");
+    let grouped = json(&ok(
+        &db,
+        &["search", "the", "--group-by", "session", "--json"],
+    ));
+    assert!(grouped["results"][0]["hits"].as_i64().unwrap() >= 1);
+}
+
+#[test]
+fn every_error_starts_with_the_commands_name() {
+    let (_dir, db) = imported();
+    for args in [
+        &["search", "--bogus", "x"][..],
+        &["history", "nobody"],
+        &["list", "--limit", "x"],
+    ] {
+        let failed = run(&db, args);
+        assert_eq!(failed.code, 2, "{args:?}");
+        assert!(
+            failed.stderr.starts_with("session-search: "),
+            "{args:?}: {}",
+            failed.stderr
+        );
+        assert!(
+            !failed.stderr.contains("error:"),
+            "{args:?}: {}",
+            failed.stderr
+        );
+    }
 }
 
 #[test]

@@ -21,6 +21,13 @@ const PATH_SQL: &str = concat!(
 );
 const MESSAGES_SQL: &str = include_str!("../sql/history_messages.sql");
 
+/// The smallest, largest and default `limit` of a history window.
+pub const LIMIT: (i64, i64, i64) = (1, 200, 50);
+
+/// The smallest, largest and default `before` and `after` of a window
+/// around a message.
+pub const AROUND: (i64, i64, i64) = (0, 100, 5);
+
 /// A message id as a host passes it back: the `messageId` string of a search
 /// hit, or the numeric `messages.id`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -126,9 +133,9 @@ pub fn history(
     session_key: &str,
     options: &HistoryOptions,
 ) -> Result<HistoryResponse> {
-    let before = bounded("sessions_history", "before", options.before, (0, 100, 5))?;
-    let after = bounded("sessions_history", "after", options.after, (0, 100, 5))?;
-    let limit = bounded("sessions_history", "limit", options.limit, (1, 200, 50))?;
+    let before = bounded("sessions_history", "before", options.before, AROUND)?;
+    let after = bounded("sessions_history", "after", options.after, AROUND)?;
+    let limit = bounded("sessions_history", "limit", options.limit, LIMIT)?;
     let max_chars = bounded(
         "sessions_history",
         "maxChars",

@@ -19,6 +19,9 @@ const LIST_SQL: &str = concat!(
 /// Longest title in characters.
 pub const TITLE_CHARS: usize = 100;
 
+/// The smallest, largest and default `limit` of a list.
+pub const LIMIT: (i64, i64, i64) = (1, 100, 20);
+
 /// The options of `sessions_list` (SPEC §5b).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -93,7 +96,7 @@ pub struct ListResponse {
 /// [`crate::error::Error::InvalidArgument`] for a bad option or a missing or
 /// unknown caller.
 pub fn list(db: &dyn Connection, options: &ListOptions) -> Result<ListResponse> {
-    let limit = bounded("sessions_list", "limit", options.limit, (1, 100, 20))?;
+    let limit = bounded("sessions_list", "limit", options.limit, LIMIT)?;
     let offset = bounded(
         "sessions_list",
         "offset",

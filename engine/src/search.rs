@@ -234,6 +234,9 @@ fn invalid(message: String) -> Error {
     Error::InvalidArgument(format!("sessions_search: {message}"))
 }
 
+/// The smallest, largest and default `limit` of a search.
+pub const LIMIT: (i64, i64, i64) = (1, 25, 10);
+
 /// `value` within `min..=max`, or `default` when absent.
 pub(crate) fn bounded(
     function: &str,
@@ -263,7 +266,7 @@ fn json_list<T: Serialize>(list: &Option<Vec<T>>) -> Value {
 /// [`Error::InvalidArgument`] for a bad query or option, a missing or
 /// unknown caller; [`Error::Schema`] before `sessions_init()`.
 pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Result<SearchResponse> {
-    let limit = bounded("sessions_search", "limit", options.limit, (1, 25, 10))?;
+    let limit = bounded("sessions_search", "limit", options.limit, LIMIT)?;
     let snippet_chars = bounded(
         "sessions_search",
         "snippetChars",
