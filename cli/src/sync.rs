@@ -475,9 +475,22 @@ pub fn run(db: &Path, args: &SyncArgs, quiet: bool, out: &mut dyn Write) -> Resu
     }
     let mut first = true;
     let mut failure = Ok(());
+    // A file read again from its start reports its line issues again:
+    // people are told each once.
+    let mut told = HashSet::new();
     let watched = syncer.watch(
         || {},
         |pass| {
+            let pass = pass.map(|(mut report, indexed)| {
+                if !args.json {
+                    for file in &mut report.import.files {
+                        file.issues.retain(|issue| {
+                            told.insert((file.path.clone(), issue.line, issue.issue.to_string()))
+                        });
+                    }
+                }
+                (report, indexed)
+            });
             let shown = match pass {
                 Ok((report, indexed)) if first || report.eventful() => match args.json {
                     true => serde_json::to_string(&report)
@@ -504,15 +517,25 @@ pub fn run(db: &Path, args: &SyncArgs, quiet: bool, out: &mut dyn Write) -> Resu
     watched.map_err(Failure::Message)
 }
 
-/// Which of the followed folders exist, for people.
+/// The followed folders that exist, a line each, then in one line the
+/// tools none of whose folders exist yet.
 fn describe_sources(sources: &[Location]) -> String {
     let mut text = String::new();
+    let mut absent: Vec<&str> = Vec::new();
     for source in sources {
-        let state = match source.path.exists() {
-            true => "",
-            false => " (not there yet)",
-        };
-        let _ = writeln!(text, "{}: {}{state}", source.tool, source.path.display());
+        if source.path.exists() {
+            let _ = writeln!(text, "{}: {}", source.tool, source.path.display());
+        } else if !absent.contains(&source.tool) {
+            absent.push(source.tool);
+        }
+    }
+    absent.retain(|tool| {
+        !sources
+            .iter()
+            .any(|source| source.tool == *tool && source.path.exists())
+    });
+    if !absent.is_empty() {
+        let _ = writeln!(text, "Not there yet: {}", absent.join(", "));
     }
     if sources.iter().all(|source| source.tool != NAMED) {
         let elsewhere: Vec<&str> = formats_without_default_location()

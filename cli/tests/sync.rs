@@ -274,10 +274,16 @@ fn sync_for_people_and_quietly() {
         )),
         "{text}"
     );
+    // The tools with no folder yet, in one line.
+    let absent = text
+        .lines()
+        .find(|line| line.starts_with("Not there yet: "))
+        .unwrap_or_else(|| panic!("{text}"));
     assert!(
-        text.contains("Claude Code: ") && text.contains("(not there yet)"),
+        absent.contains("Claude Code, ") && !absent.contains('/'),
         "{text}"
     );
+    assert!(!text.contains("Claude Code: "), "{text}");
     assert!(
         text.contains("No default folder (name their files or folders): chatgpt, claude-ai, aider, specstory\n"),
         "{text}"
@@ -303,38 +309,57 @@ fn sync_for_people_and_quietly() {
     assert!(String::from_utf8_lossy(&missing.stderr).contains("nowhere"));
 }
 
-/// A `sync --watch --json` process and the passes it reports.
+/// A `sync --watch` process and the lines it prints.
 struct Watcher {
     child: Child,
-    passes: mpsc::Receiver<Value>,
+    lines: mpsc::Receiver<String>,
 }
 
 impl Watcher {
+    /// `sync --watch --json`, after its first pass.
     fn start(home: &Home) -> Watcher {
-        let mut child = home
-            .command(&["sync", "--watch", "--json"])
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdout: ChildStdout = child.stdout.take().unwrap();
-        let (sender, passes) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                if sender.send(serde_json::from_str(&line).unwrap()).is_err() {
-                    return;
-                }
-            }
-        });
-        let watcher = Watcher { child, passes };
+        let watcher = Watcher::spawn(home, &["sync", "--watch", "--json"]);
         watcher.next_pass();
         watcher
     }
 
-    fn next_pass(&self) -> Value {
-        self.passes
+    fn spawn(home: &Home, args: &[&str]) -> Watcher {
+        let mut child = home.command(args).stdout(Stdio::piped()).spawn().unwrap();
+        let stdout: ChildStdout = child.stdout.take().unwrap();
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if sender.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Watcher { child, lines }
+    }
+
+    fn next_line(&self) -> String {
+        self.lines
             .recv_timeout(Duration::from_secs(30))
-            .expect("the watcher reports a pass")
+            .expect("the watcher prints a line")
+    }
+
+    /// The next pass of `--json`.
+    fn next_pass(&self) -> Value {
+        serde_json::from_str(&self.next_line()).unwrap()
+    }
+
+    /// The lines of the next pass for people, up to its totals.
+    fn next_pass_for_people(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            let line = self.next_line();
+            let last = line.starts_with("Read ");
+            lines.push(line);
+            if last {
+                return lines;
+            }
+        }
     }
 }
 
@@ -405,6 +430,25 @@ fn watch_follows_appends_partial_lines_renames_and_deletions() {
     }
     assert_eq!(home.hits("sprocket"), [SESSION]);
     assert_eq!(home.count("SELECT count(*) FROM messages"), 3);
+}
+
+#[test]
+fn watching_for_people_tells_each_skipped_line_once() {
+    let home = Home::new();
+    let file = write_transcript(&home, &["invoice"]);
+    append(&file, "this line is not JSON\n");
+    let watcher = Watcher::spawn(&home, &["sync", "--watch"]);
+    let first = watcher.next_pass_for_people();
+    let told = |lines: &[String]| lines.iter().filter(|l| l.contains("not JSON")).count();
+    assert_eq!(told(&first), 1, "{first:?}");
+    let lines = openclaw_lines(&["invoice", "gearbox"]);
+    append(&file, &format!("{}\n", lines[2]));
+    let second = watcher.next_pass_for_people();
+    assert!(
+        second.iter().any(|l| l.contains("imported 1 message")),
+        "{second:?}"
+    );
+    assert_eq!(told(&second), 0, "{second:?}");
 }
 
 /// Writes an OpenCode message of `ses_sync` with one text part (an answer
