@@ -906,3 +906,36 @@ fn connections_keep_temporary_files_in_memory_and_a_larger_page_cache() {
         assert_eq!(pragma("cache_size"), -session_search::CACHE_KIB);
     }
 }
+
+/// The modes of `db` and of its `-wal` and `-shm` files.
+#[cfg(unix)]
+fn modes(db: &std::path::Path) -> [u32; 3] {
+    use std::os::unix::fs::PermissionsExt;
+    ["", "-wal", "-shm"].map(|suffix| {
+        let mut name = db.as_os_str().to_owned();
+        name.push(suffix);
+        std::fs::metadata(name).unwrap().permissions().mode() & 0o777
+    })
+}
+
+#[cfg(unix)]
+#[test]
+fn a_database_the_wrapper_creates_is_its_owners_only_and_one_the_user_made_keeps_its_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let new = dir.path().join("new.db");
+    let made = dir.path().join("made.db");
+    std::fs::File::create(&made).unwrap();
+    std::fs::set_permissions(&made, std::fs::Permissions::from_mode(0o644)).unwrap();
+    for (db, mode) in [(&new, 0o600), (&made, 0o644)] {
+        let store = Store::open(db).unwrap();
+        create(&store, KEY, None);
+        assert_eq!(modes(db), [mode; 3], "{}", db.display());
+    }
+
+    let plain = dir.path().join("plain.db");
+    let conn = session_search::open(&plain).unwrap();
+    conn.execute_batch("PRAGMA journal_mode = wal; CREATE TABLE t(x); INSERT INTO t VALUES (1)")
+        .unwrap();
+    assert_eq!(modes(&plain), [0o600; 3]);
+}
