@@ -939,3 +939,38 @@ fn a_database_the_wrapper_creates_is_its_owners_only_and_one_the_user_made_keeps
         .unwrap();
     assert_eq!(modes(&plain), [0o600; 3]);
 }
+
+#[test]
+fn a_message_id_that_is_not_utf8_text_is_refused_on_insert_and_update() {
+    let store = store_with_session();
+    let id = say(&store, None, Role::User, "papaya");
+    let conn = store.connection();
+    // A blob, and text whose bytes are not UTF-8.
+    for (message_id, bytes) in [("?1", &b"m-1"[..]), ("CAST(?1 AS TEXT)", b"m-\xff")] {
+        for sql in [
+            format!(
+                "INSERT INTO messages(session_key, role, content, created_at, message_id) \
+                 VALUES ('{KEY}', 'user', 'papaya', 3, {message_id})"
+            ),
+            format!("UPDATE messages SET message_id = {message_id} WHERE id = {id}"),
+        ] {
+            let err = conn.execute(&sql, [bytes]).unwrap_err().to_string();
+            assert!(
+                err.contains("messages.message_id must be NULL or UTF-8 text"),
+                "{sql}: {err}"
+            );
+        }
+    }
+    conn.execute(
+        "INSERT INTO messages(session_key, role, content, created_at, message_id) \
+         VALUES (?1, 'user', 'papaya', 3, 'm-2')",
+        [KEY],
+    )
+    .unwrap();
+    let found = store
+        .search(&SearchRequest::new("papaya", KEY))
+        .unwrap()
+        .results;
+    let ids: Vec<_> = found.iter().map(|hit| hit.message_id.as_str()).collect();
+    assert_eq!(ids, ["m-2", id.to_string().as_str()]);
+}
