@@ -82,8 +82,14 @@ test-build: build
 test-sql: build
 	bash tests/shell/run.sh $(SQLITE3)
 
-test-python: build
-	$(PYTHON) -m unittest discover -s tests/python -v
+# test_two_libraries.py runs its cases under a venv of $(PYTHON) with
+# pysqlite3 and sqlean, made again when tests/python/requirements.txt changes.
+PY_LIBS_VENV = target/python-libs-venv
+test-python: build $(PY_LIBS_VENV)/.stamp
+	SQLITE_LIBS_PYTHON=$(CURDIR)/$(PY_LIBS_VENV)/bin/python $(PYTHON) -m unittest discover -s tests/python -v
+
+$(PY_LIBS_VENV)/.stamp: tests/python/requirements.txt
+	$(call py_venv,$(PY_LIBS_VENV),$(PYTHON),$<)
 
 # `session-search mcp` driven over stdio by the official MCP Python SDK, in
 # a venv of $(PYTHON) made again when tests/mcp/requirements.txt changes.

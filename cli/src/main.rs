@@ -4,7 +4,7 @@
 //! The database is `--db <path>`, else `$SESSION_SEARCH_DB`, else
 //! `$XDG_DATA_HOME/sqlite-session-search/sessions.db`, else
 //! `~/.local/share/sqlite-session-search/sessions.db`; `import` creates it (and its
-//! directory), the other commands need it to exist.
+//! directory), for its owner only, the other commands need it to exist.
 //!
 //! Who is asking: the search functions require a caller session and check
 //! visibility from it. On the command line the database's owner is asking,
@@ -580,10 +580,17 @@ fn open(db: &Path) -> Result<Store, Failure> {
     .map_err(|e| Failure::Message(format!("cannot open the database {}: {e}", db.display())))
 }
 
-/// Opens the database, creating it and its directory if needed.
+/// Opens the database, creating it and its directory if needed: folders it
+/// creates are accessible to their owner only (mode 0700 on Unix), as the
+/// database file is (see [`Store::open`]).
 fn open_creating(db: &Path) -> Result<Store, Failure> {
     if let Some(dir) = db.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
+        let mut folders = std::fs::DirBuilder::new();
+        folders.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut folders, 0o700);
+        folders
+            .create(dir)
             .map_err(|e| Failure::Message(format!("cannot create {}: {e}", dir.display())))?;
     }
     open(db)

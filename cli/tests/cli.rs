@@ -544,6 +544,67 @@ fn the_default_database() {
     );
 }
 
+/// The mode bits of `path`.
+#[cfg(unix)]
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[cfg(unix)]
+#[test]
+fn import_creates_the_database_and_its_folders_for_their_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let codex = fixtures("codex");
+    let data = dir.path().join("data");
+    let env: &[(&str, &Path)] = &[("XDG_DATA_HOME", &data)];
+    let out = command(env)
+        .args(["import", codex.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let folder = data.join("sqlite-session-search");
+    let db = folder.join("sessions.db");
+    assert_eq!(
+        [mode(&data), mode(&folder), mode(&db)],
+        [0o700, 0o700, 0o600]
+    );
+
+    // Its -wal and -shm, while a command has it open.
+    let mut mcp = command(env)
+        .arg("mcp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let (wal, shm) = (
+        folder.join("sessions.db-wal"),
+        folder.join("sessions.db-shm"),
+    );
+    let start = std::time::Instant::now();
+    while !(wal.exists() && shm.exists()) {
+        assert!(
+            start.elapsed().as_secs() < 30,
+            "no -wal and -shm while mcp runs"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!([mode(&wal), mode(&shm)], [0o600, 0o600]);
+    mcp.kill().unwrap();
+    mcp.wait().unwrap();
+
+    // A folder and a database file the user made keep their modes.
+    let own = dir.path().join("own");
+    std::fs::create_dir(&own).unwrap();
+    std::fs::set_permissions(&own, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let db = own.join("sessions.db");
+    std::fs::File::create(&db).unwrap();
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).unwrap();
+    ok(&db, &["import", codex.to_str().unwrap()]);
+    assert_eq!([mode(&own), mode(&db)], [0o755, 0o644]);
+}
+
 #[test]
 fn list_shows_every_session_newest_activity_first_with_pages_and_filters() {
     let (_dir, db) = imported();

@@ -65,11 +65,16 @@ CREATE TABLE IF NOT EXISTS session_search_moves(
 -- hex of the session's agent_id, then 't' and the hex of each key of its
 -- spawned_by chain (itself included) at most 3 levels below the chain's
 -- top, so a message carries at most 5 scope words however deep its session
--- is. A `tree` or `self` search for X asks for 't' || hex(X) when X is at
--- most 3 levels deep, else for the word of its ancestor 3 levels deep
--- (sql/scope_word.sql), and an `agent` search for 'a' || hex(agent). The tokens only narrow what
+-- is. The top is the last key of the chain: a session with no spawned_by,
+-- or a key that spawned_by names and no session has (yet). A chain that
+-- has not ended after 1000 steps (a spawned_by cycle, or a chain that long)
+-- has no top: its sessions carry the word 'tz' instead (hex() spells no z,
+-- so no key's word is 'tz'), 2 words in all. A `tree` or `self` search for X
+-- asks for 't' || hex(X) when X is at most 3 levels deep, else for the word
+-- of its ancestor 3 levels deep, and for 'tz' when X's chain has no top
+-- (sql/scope_word.sql); an `agent` search asks for 'a' || hex(agent). The tokens only narrow what
 -- FTS5 reads: visible.sql still decides what is visible, so a wider word (a
--- deep caller's ancestor) or a stale one (a session deleted above) can cost
+-- deep caller's ancestor, 'tz') or a stale one (a session deleted above) can cost
 -- time, never leak text. The scope starts with U+E001, on which the
 -- tokenizer indexes its words at one position (see `scope::SCOPE_MARKER`):
 -- every message's scope column is then one token long whatever its depth,
@@ -81,9 +86,8 @@ CREATE TABLE IF NOT EXISTS session_search_scopes(
 ) WITHOUT ROWID;
 
 -- The scope every session should have, from the sessions table as it is
--- now. The walk up spawned_by numbers its steps; a chain that has not ended
--- after 1000 steps (a spawned_by cycle) takes every key on it, so the
--- sessions below a cycle carry the word of every session of it.
+-- now. The walk up spawned_by numbers its steps; the top is its last key,
+-- and a walk that has not ended after 1000 steps has none.
 CREATE VIEW IF NOT EXISTS session_search_scope_of(session_key, scope) AS
   SELECT s.session_key,
          char(57345) || 'a' || lower(hex(s.agent_id)) || ' ' || (
@@ -93,9 +97,10 @@ CREATE VIEW IF NOT EXISTS session_search_scope_of(session_key, scope) AS
              SELECT p.spawned_by, up.n + 1 FROM sessions p JOIN up ON p.session_key = up.key
              WHERE p.spawned_by IS NOT NULL AND up.n < 1000),
            top(n) AS (SELECT max(n) FROM up)
-           SELECT replace(group_concat(DISTINCT 't' || lower(hex(key))), ',', ' ')
+           SELECT CASE WHEN top.n >= 1000 THEN 'tz'
+                       ELSE replace(group_concat('t' || lower(hex(key))), ',', ' ') END
            FROM up, top
-           WHERE top.n - up.n <= 3 OR top.n >= 1000)
+           WHERE top.n - up.n <= 3)
   FROM sessions s;
 
 -- The redacted text and scope of every message that is in the index, as

@@ -65,6 +65,10 @@ AFTER INSERT ON messages BEGIN
   UPDATE sessions SET leaf_id = NEW.id WHERE session_key = NEW.session_key;
   INSERT INTO session_search_time_blocks(block, newest) VALUES (NEW.id >> 8, NEW.created_at)
   ON CONFLICT(block) DO UPDATE SET newest = excluded.newest WHERE excluded.newest > newest;
+  -- Last, so that a connection without the extension is told of
+  -- sessions_text first.
+  SELECT RAISE(ABORT, 'session_search: messages.message_id must be NULL or UTF-8 text')
+  WHERE NEW.message_id IS NOT NULL AND NOT sessions_is_utf8(NEW.message_id);
 END;
 
 -- A message written with a later time moves its block's newest time.
@@ -147,11 +151,13 @@ END;
 
 -- An edit keeps the rules of an insert.
 CREATE TRIGGER IF NOT EXISTS session_search_message_check
-BEFORE UPDATE OF role, created_at ON messages BEGIN
+BEFORE UPDATE OF role, created_at, message_id ON messages BEGIN
   SELECT RAISE(ABORT, 'session_search: messages.role must be user, assistant, tool or system')
   WHERE NEW.role IS NOT 'user' AND NEW.role IS NOT 'assistant' AND NEW.role IS NOT 'tool' AND NEW.role IS NOT 'system';
   SELECT RAISE(ABORT, 'session_search: messages.created_at must be an integer (unix milliseconds)')
   WHERE typeof(NEW.created_at) <> 'integer';
+  SELECT RAISE(ABORT, 'session_search: messages.message_id must be NULL or UTF-8 text')
+  WHERE NEW.message_id IS NOT NULL AND NOT sessions_is_utf8(NEW.message_id);
 END;
 
 -- Editing a message's text or role re-indexes it.

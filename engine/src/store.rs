@@ -12,7 +12,7 @@ use crate::tokenizer::TOKENIZER_VERSION;
 use serde::{Deserialize, Serialize};
 
 /// The schema version this build creates and understands.
-pub const SCHEMA_VERSION: i64 = 11;
+pub const SCHEMA_VERSION: i64 = 12;
 
 /// The public tables `sessions` and `messages` with their indexes, as
 /// `sessions_init()` creates them.
@@ -23,6 +23,11 @@ const UPGRADE_SQL: &str = include_str!("../sql/upgrade.sql");
 const TRIGGERS_SQL: &str = include_str!("../sql/triggers.sql");
 const RECONCILE_INDEX_SQL: &str = include_str!("../sql/reconcile_index.sql");
 const RECONCILE_MARK_SQL: &str = include_str!("../sql/reconcile_mark.sql");
+/// Writes every session's scope that differs from the one it should have
+/// (the scope-change trigger re-indexes its messages under it).
+const RESCOPE_SQL: &str = "INSERT INTO session_search_scopes(session_key, scope) \
+     SELECT session_key, scope FROM session_search_scope_of WHERE true \
+     ON CONFLICT(session_key) DO UPDATE SET scope = excluded.scope WHERE scope IS NOT excluded.scope";
 
 /// Columns the public tables must have (SPEC §3), checked when adopting
 /// tables that existed before `sessions_init()`.
@@ -307,7 +312,14 @@ fn migrate(db: &dyn Connection) -> Result<()> {
                 Settings::current(Vec::new()).to_json().as_str().into(),
             )?;
         }
-        1..=10 => {
+        1..=11 => {
+            // Version 7 bounds the scope words by depth, version 8 leaves a
+            // deep session's own word out: sessions scoped before keep their
+            // longer scopes, which hold every word a search asks for now,
+            // until their spawn chain changes. Version 12 gives a chain with
+            // no top (a cycle) one word, which its searches now ask for: the
+            // scopes that differ are written again below.
+            db.execute_batch("DROP VIEW IF EXISTS session_search_scope_of")?;
             if version <= 8 {
                 if version <= 3 {
                     db.execute_batch(UPGRADE_SQL)?;
@@ -316,11 +328,6 @@ fn migrate(db: &dyn Connection) -> Result<()> {
                 // index with created_at: both are indexes of the public tables.
                 db.execute_batch("DROP INDEX IF EXISTS session_search_messages_by_session")?;
                 db.execute_batch(PUBLIC_TABLES_SQL)?;
-                // Version 7 bounds the scope words by depth, version 8 leaves
-                // a deep session's own word out: sessions scoped before keep
-                // their longer scopes, which hold every word a search asks for
-                // now, until their spawn chain changes.
-                db.execute_batch("DROP VIEW IF EXISTS session_search_scope_of")?;
                 if version >= 4 {
                     // Version 9 marks each scope so that its words take one
                     // position: the index is rebuilt, and the scopes are
@@ -335,12 +342,13 @@ fn migrate(db: &dyn Connection) -> Result<()> {
             // only it needs: the index is dropped, and schema.sql creates it
             // again, empty, for reconciliation to fill (before version 4
             // UPGRADE_SQL ran above).
-            if version >= 4 {
+            if (4..=10).contains(&version) {
                 db.execute_batch(UPGRADE_SQL)?;
             }
             // Version 10 adds the time blocks of `order: recent`, which
             // schema.sql fills.
             db.execute_batch(SCHEMA_SQL)?;
+            db.execute_batch(RESCOPE_SQL)?;
         }
         _ => {}
     }

@@ -8,6 +8,9 @@
 //! `sessions` FTS5 tokenizer, the `sessions_rank` FTS5 function and every function of the engine's
 //! [`FUNCTIONS`] table; their logic lives in `session-search-engine`, this
 //! crate only adapts values.
+//!
+//! One loaded copy serves one SQLite library: a load into a connection of
+//! another SQLite library in the same process is refused with an error.
 
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -25,6 +28,9 @@ use sqlite_loadable::{api, define_scalar_function, define_table_function, Error,
 use std::panic::catch_unwind;
 use std::sync::Arc;
 
+/// The code of the refused load.
+const SQLITE_ERROR: c_uint = 1;
+
 /// Entry point called by `sqlite3_load_extension` when the host names none,
 /// whatever the file is called.
 ///
@@ -37,8 +43,12 @@ pub unsafe extern "C" fn sqlite3_extension_init(
     err: *mut *mut c_char,
     routines: *mut sqlite3_api_routines,
 ) -> c_uint {
-    // SAFETY: SQLite passes its routines table, valid while loaded.
-    unsafe { raw::set_routines(routines) };
+    if let Err(message) = raw::claim_routines(routines) {
+        // SAFETY: SQLite passes its routines table and the error pointer of
+        // this load.
+        unsafe { raw::report_load_error(routines, err, message) };
+        return SQLITE_ERROR;
+    }
     register_entrypoint(db, err, routines, register)
 }
 

@@ -33,16 +33,68 @@ fn transient() -> Option<unsafe extern "C" fn(*mut c_void)> {
     Some(unsafe { std::mem::transmute::<isize, unsafe extern "C" fn(*mut c_void)>(-1) })
 }
 
+/// The routines table of the one SQLite library this copy of the extension
+/// serves. sqlite-loadable keeps the table in a process-wide global too, and
+/// the kept statements, drains and registered callbacks all call through it,
+/// so connections of a second library in the same process (another copy of
+/// SQLite, with its own heap and locks) would run on the first one's
+/// routines and corrupt both.
 static ROUTINES: AtomicPtr<sqlite3_api_routines> = AtomicPtr::new(null_mut());
 
-/// Records the routines table passed to the entry point.
+/// Records the routines table passed to the entry point, unless a table of
+/// another SQLite library was recorded before: each library passes the same
+/// table, its own, to every load.
+///
+/// # Errors
+///
+/// The message to report when another library's table is recorded.
+pub fn claim_routines(routines: *mut sqlite3_api_routines) -> Result<(), &'static str> {
+    match ROUTINES.compare_exchange(null_mut(), routines, Ordering::AcqRel, Ordering::Acquire) {
+        Ok(_) => Ok(()),
+        Err(recorded) if recorded == routines => Ok(()),
+        Err(_) => Err(ANOTHER_LIBRARY),
+    }
+}
+
+/// Why a load into a second SQLite library is refused.
+const ANOTHER_LIBRARY: &str = "session-search is already loaded into another SQLite library in this process; \
+     a loaded copy of the extension serves one SQLite library (pysqlite3, sqlean and apsw each carry their own): \
+     load a copy of the file under another path into this one";
+
+/// Hands `message` to SQLite as the load's error, allocated with the
+/// library's own allocator as SQLite frees it with `sqlite3_free`.
 ///
 /// # Safety
 ///
-/// `routines` must be SQLite's table, valid for as long as the extension is
-/// loaded.
-pub unsafe fn set_routines(routines: *mut sqlite3_api_routines) {
-    ROUTINES.store(routines, Ordering::Release);
+/// `routines` must be the table passed to the entry point and `err` its
+/// error pointer (possibly null).
+pub unsafe fn report_load_error(
+    routines: *mut sqlite3_api_routines,
+    err: *mut *mut c_char,
+    message: &str,
+) {
+    // SAFETY: the caller passes SQLite's live routines table.
+    let Some(malloc) = (unsafe { routines.as_ref() }).and_then(|r| r.malloc) else {
+        return;
+    };
+    let Ok(size) = c_int::try_from(message.len() + 1) else {
+        return;
+    };
+    if err.is_null() {
+        return;
+    }
+    // SAFETY: sqlite3_malloc returns null or `size` writable bytes.
+    let copy = unsafe { malloc(size) }.cast::<u8>();
+    if copy.is_null() {
+        return;
+    }
+    // SAFETY: `copy` holds `message.len() + 1` bytes, written in full here;
+    // `err` is SQLite's non-null out pointer for the message.
+    unsafe {
+        copy.copy_from_nonoverlapping(message.as_ptr(), message.len());
+        copy.add(message.len()).write(0);
+        *err = copy.cast();
+    }
 }
 
 fn routines() -> &'static sqlite3_api_routines {

@@ -136,7 +136,7 @@ class InitTest(StoreTestCase):
         self.assertEqual(first, second)
         self.assertEqual(
             first,
-            {"schema_version": 11, "tokenizer_version": 11, "redaction_version": 3,
+            {"schema_version": 12, "tokenizer_version": 11, "redaction_version": 3,
              "redaction_patterns": 0, "messages": 0, "indexed": 0, "pending": 0,
              "indexing": "immediate"},
         )
@@ -181,7 +181,7 @@ class InitTest(StoreTestCase):
             time.sleep(0.6)
             writer.execute("COMMIT")
             waiting.join()
-            self.assertEqual(outcome[5000], 11)
+            self.assertEqual(outcome[5000], 12)
             writer.close()
 
     def test_functions_refuse_to_run_before_init(self):
@@ -215,9 +215,9 @@ class InitTest(StoreTestCase):
                 init = json.loads(value(conn, "SELECT sessions_init()"))
                 # Version 9 marks the scopes: the index is rebuilt, and a
                 # search indexes the backlog it finds.
-                self.assertEqual((init["schema_version"], init["indexed"], init["pending"]), (11, 0, 1))
+                self.assertEqual((init["schema_version"], init["indexed"], init["pending"]), (12, 0, 1))
                 view = value(conn, "SELECT sql FROM sqlite_master WHERE name = 'session_search_scope_of'")
-                self.assertIn("WHERE top.n - up.n <= 3 OR", view)
+                self.assertIn("THEN 'tz'", view)
                 self.assertEqual(value(conn, "SELECT unicode(scope) FROM session_search_scopes"), 0xE001)
                 self.assertEqual(value(conn, "SELECT count(*) FROM sqlite_master WHERE name = 'session_search_messages_by_time'"), 1)
                 self.assertIn("(session_key, id, created_at)", value(conn, index_sql))
@@ -227,8 +227,8 @@ class InitTest(StoreTestCase):
 
     def test_newer_schema_version_is_refused(self):
         conn = store()
-        conn.execute("UPDATE session_search_meta SET value = 12 WHERE key = 'schema_version'")
-        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 12", "upgrade")
+        conn.execute("UPDATE session_search_meta SET value = 13 WHERE key = 'schema_version'")
+        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 13", "upgrade")
 
     def test_version_9_gains_the_time_blocks_of_recent(self):
         conn = store()
@@ -239,10 +239,30 @@ class InitTest(StoreTestCase):
         conn.execute("UPDATE session_search_meta SET value = 9 WHERE key = 'schema_version'")
         init = json.loads(value(conn, "SELECT sessions_init()"))
         # Version 11 rebuilds the index (below).
-        self.assertEqual((init["schema_version"], init["pending"]), (11, 600))
+        self.assertEqual((init["schema_version"], init["pending"]), (12, 600))
         blocks = conn.execute("SELECT block, newest FROM session_search_time_blocks ORDER BY block").fetchall()
         self.assertEqual(blocks, [(0, 1254), (1, 1510), (2, 1599)])
         self.assertEqual(found(conn, "entry", "s", order="recent", limit=3), [598, 599, 600])
+
+    def test_version_11_gives_a_cycles_sessions_one_tree_word(self):
+        conn = store()
+        session(conn, "p", spawned_by="q")
+        session(conn, "q", spawned_by="p")
+        session(conn, "below", spawned_by="q")
+        for i, key in enumerate(("p", "q", "below")):
+            say(conn, key, "user", f"guava in {key}", i)
+        # Version 11's scopes: every key of the cycle, re-indexed under them.
+        conn.execute("UPDATE session_search_scopes SET scope = char(57345) || 'a' || lower(hex('main'))"
+                     " || ' t' || lower(hex('p')) || ' t' || lower(hex('q'))"
+                     " || CASE WHEN session_key = 'below' THEN ' t' || lower(hex('below')) ELSE '' END")
+        conn.execute("UPDATE session_search_meta SET value = 11 WHERE key = 'schema_version'")
+        init = json.loads(value(conn, "SELECT sessions_init()"))
+        self.assertEqual((init["schema_version"], init["pending"]), (12, 0))
+        scopes = conn.execute("SELECT session_key, substr(scope, 2) FROM session_search_scopes ORDER BY 1").fetchall()
+        self.assertEqual(scopes, [("below", "a6d61696e tz"), ("p", "a6d61696e tz"), ("q", "a6d61696e tz")])
+        self.assertEqual(sorted(found(conn, "guava", "p")), [1, 2, 3])
+        self.assertEqual(found(conn, "guava", "below"), [3])
+        self.assertEqual(status(conn)["integrity"], "ok")
 
     def test_version_10_gives_the_index_its_markers_and_rebuilds_it(self):
         conn = store()
@@ -255,7 +275,7 @@ class InitTest(StoreTestCase):
                      " content = 'session_search_text', content_rowid = 'id', tokenize = 'sessions cjk 1')")
         conn.execute("UPDATE session_search_meta SET value = 10 WHERE key = 'schema_version'")
         init = json.loads(value(conn, "SELECT sessions_init()"))
-        self.assertEqual((init["schema_version"], init["indexed"], init["pending"]), (11, 0, 2))
+        self.assertEqual((init["schema_version"], init["indexed"], init["pending"]), (12, 0, 2))
         self.assertIn("markers 1", value(conn, "SELECT sql FROM sqlite_master WHERE name = 'session_search_fts'"))
         self.assertEqual(json.loads(value(conn, "SELECT sessions_reconcile(10)"))["pending"], 0)
         self.assertEqual(found(conn, '"the error"', "s"), [1])

@@ -158,6 +158,16 @@ INSERT INTO sessions(session_key, agent_id, created_at) VALUES (CAST(x'ff' AS TE
 INSERT INTO sessions(session_key, agent_id, created_at) VALUES (CAST(x'6b6579c3' AS TEXT), 'main', 4009);
 SELECT sessions_is_utf8('tōkyō 東京'), sessions_is_utf8(CAST(x'ff' AS TEXT)), sessions_is_utf8(x'41'), sessions_is_utf8(NULL), sessions_is_utf8(7);
 SELECT count(*) FROM sessions WHERE session_key IN ('', x'c3', CAST(x'ff' AS TEXT), CAST(x'6b6579c3' AS TEXT));
+-- A message_id that is not UTF-8 text (on insert and on update): search
+-- results and histories could not give it back as messageId.
+INSERT INTO messages(session_key, role, content, created_at, message_id) VALUES ('a', 'user', 'yak', 4010, CAST(x'ff' AS TEXT));
+INSERT INTO messages(session_key, role, content, created_at, message_id) VALUES ('a', 'user', 'yak', 4011, x'6d2d31');
+UPDATE messages SET message_id = CAST(x'6d2dc3' AS TEXT) WHERE id = 4;
+SELECT count(*), (SELECT quote(message_id) FROM messages WHERE id = 4) FROM messages WHERE content = 'yak';
+BEGIN;
+INSERT INTO messages(session_key, role, content, created_at, message_id) VALUES ('a', 'user', 'yak', 4012, 'yak-7');
+SELECT json_extract(sessions_search('yak', '{"caller":"a"}'), '$.results[0].messageId');
+ROLLBACK;
 SELECT role, typeof(created_at) FROM messages WHERE id = 4;
 -- Rewriting a column with its own value is not a change.
 UPDATE messages SET parent_id = parent_id, session_key = session_key WHERE id = 4;

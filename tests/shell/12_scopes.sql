@@ -37,6 +37,37 @@ INSERT INTO messages(session_key, role, content, created_at) VALUES ('p', 'user'
 SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"p"}'), '$.results') r;
 SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('kiwi', '{"caller":"root"}'), '$.results') r;
 SELECT json_extract(sessions_status(), '$.integrity');
+.print -- a cycle's sessions, and those below it, carry two scope words however long the cycle
+.print -- (the agent's and tz); a tree search by one of them reads every such session and
+.print -- checks each: a session on the cycle sees the cycle and what hangs below it, one
+.print -- below sees its own tree, and self is one session
+INSERT INTO sessions(session_key, agent_id, spawned_by, created_at) VALUES
+  ('c1', 'x', 'c6', 20), ('c2', 'x', 'c1', 20), ('c3', 'x', 'c2', 20), ('c4', 'x', 'c3', 20),
+  ('c5', 'x', 'c4', 20), ('c6', 'x', 'c5', 20), ('under', 'x', 'c3', 20), ('leaf', 'x', 'under', 20);
+INSERT INTO messages(session_key, role, content, created_at) VALUES
+  ('c1', 'user', 'mango in c1', 20), ('c6', 'user', 'mango in c6', 21),
+  ('under', 'user', 'mango in under', 22), ('leaf', 'user', 'mango in leaf', 23);
+SELECT group_concat(session_key || ': ' || substr(scope, 2), ', ') FROM session_search_scopes WHERE session_key IN ('p', 'q', 'c1', 'c6', 'under', 'leaf');
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('mango', '{"caller":"c6"}'), '$.results') r;
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('mango', '{"caller":"under"}'), '$.results') r;
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('mango', '{"caller":"c1","visibility":"self"}'), '$.results') r;
+.print -- breaking the cycle gives its sessions their chain's words again
+UPDATE sessions SET spawned_by = NULL WHERE session_key = 'c1';
+SELECT group_concat(session_key || ': ' || substr(scope, 2), ', ') FROM session_search_scopes WHERE session_key IN ('c1', 'c2', 'c6', 'leaf');
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('mango', '{"caller":"c1"}'), '$.results') r;
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('mango', '{"caller":"c6"}'), '$.results') r;
+.print -- a spawned_by naming no session is the top of its chain: g1 counts as one level
+.print -- below it (g4, four levels below, carries its ancestors' words but not its own) and
+.print -- sees its tree; once the session exists, its tree holds them
+INSERT INTO sessions(session_key, agent_id, spawned_by, created_at) VALUES
+  ('g1', 'x', 'gone', 30), ('g2', 'x', 'g1', 30), ('g3', 'x', 'g2', 30), ('g4', 'x', 'g3', 30);
+INSERT INTO messages(session_key, role, content, created_at) VALUES ('g1', 'user', 'papaya in g1', 30), ('g4', 'user', 'papaya in g4', 31);
+SELECT group_concat(session_key || ': ' || substr(scope, 2), ', ') FROM session_search_scopes WHERE session_key IN ('g1', 'g4');
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('papaya', '{"caller":"g1"}'), '$.results') r;
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('papaya', '{"caller":"g4"}'), '$.results') r;
+INSERT INTO sessions(session_key, agent_id, spawned_by, created_at) VALUES ('gone', 'x', NULL, 32);
+SELECT group_concat(json_extract(r.value, '$.sessionKey'), ' ') FROM json_each(sessions_search('papaya', '{"caller":"gone"}'), '$.results') r;
+SELECT json_extract(sessions_status(), '$.integrity');
 .print -- a rolled-back move changes nothing
 BEGIN;
 UPDATE sessions SET spawned_by = NULL WHERE session_key = 'late';

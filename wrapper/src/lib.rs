@@ -134,14 +134,41 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// default is 2 000); memory is only taken as pages are read.
 pub const CACHE_KIB: i64 = 32 * 1024;
 
-/// Opens (or creates) the database at `path` with session-search registered
-/// (and the query planner stability guarantee on, see [`register`]).
+/// Opens (or creates, readable and writable by its owner only) the database
+/// at `path` with session-search registered (and the query planner stability
+/// guarantee on, see [`register`]).
 ///
 /// # Errors
 ///
 /// [`Error::Sqlite`] when the file cannot be opened.
 pub fn open(path: impl AsRef<Path>) -> Result<Connection> {
-    connect(Connection::open(path)?, true)
+    connect(open_private(path.as_ref())?, true)
+}
+
+/// Opens the database at `path`; a file it creates is readable and writable
+/// by its owner only (mode 0600 on Unix), as it holds unredacted
+/// transcripts. SQLite would create it with mode 0644, and it gives the
+/// `-wal`, `-shm` and `-journal` files the database file's mode. An existing
+/// file keeps its mode, and `:memory:`, an empty path and `file:` URIs are
+/// left to SQLite.
+pub(crate) fn open_private(path: &Path) -> rusqlite::Result<Connection> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let name = path.as_os_str();
+        if !name.is_empty() && name != ":memory:" && !name.as_encoded_bytes().starts_with(b"file:")
+        {
+            // An empty file is an empty database. Creating it fails when the
+            // file exists, which then keeps its mode; any other failure is
+            // SQLite's to report as it opens the path.
+            let _ = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(path);
+        }
+    }
+    Connection::open(path)
 }
 
 /// Opens a private in-memory database with session-search registered.

@@ -131,7 +131,8 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (or creates) the database at `path` in WAL mode, runs
+    /// Opens (or creates, readable by its owner only) the database at `path`
+    /// in WAL mode, runs
     /// `sessions_init()`, and starts reconciliation on a background thread
     /// with its own connection.
     ///
@@ -150,7 +151,7 @@ impl Store {
     /// As for [`Store::open`].
     pub fn open_with(path: impl AsRef<Path>, options: &StoreOptions) -> Result<Store> {
         let background = options.background_reconcile;
-        let conn = crate::connect(Connection::open(path)?, background)?;
+        let conn = crate::connect(crate::open_private(path.as_ref())?, background)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.pragma_update(None, "journal_mode", "wal")?;
         let engine = Rusqlite::new(&conn, background);

@@ -918,3 +918,71 @@ fn connections_keep_temporary_files_in_memory_and_a_larger_page_cache() {
         assert_eq!(pragma("cache_size"), -session_search::CACHE_KIB);
     }
 }
+
+/// The modes of `db` and of its `-wal` and `-shm` files.
+#[cfg(unix)]
+fn modes(db: &std::path::Path) -> [u32; 3] {
+    use std::os::unix::fs::PermissionsExt;
+    ["", "-wal", "-shm"].map(|suffix| {
+        let mut name = db.as_os_str().to_owned();
+        name.push(suffix);
+        std::fs::metadata(name).unwrap().permissions().mode() & 0o777
+    })
+}
+
+#[cfg(unix)]
+#[test]
+fn a_database_the_wrapper_creates_is_its_owners_only_and_one_the_user_made_keeps_its_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let new = dir.path().join("new.db");
+    let made = dir.path().join("made.db");
+    std::fs::File::create(&made).unwrap();
+    std::fs::set_permissions(&made, std::fs::Permissions::from_mode(0o644)).unwrap();
+    for (db, mode) in [(&new, 0o600), (&made, 0o644)] {
+        let store = Store::open(db).unwrap();
+        create(&store, KEY, None);
+        assert_eq!(modes(db), [mode; 3], "{}", db.display());
+    }
+
+    let plain = dir.path().join("plain.db");
+    let conn = session_search::open(&plain).unwrap();
+    conn.execute_batch("PRAGMA journal_mode = wal; CREATE TABLE t(x); INSERT INTO t VALUES (1)")
+        .unwrap();
+    assert_eq!(modes(&plain), [0o600; 3]);
+}
+
+#[test]
+fn a_message_id_that_is_not_utf8_text_is_refused_on_insert_and_update() {
+    let store = store_with_session();
+    let id = say(&store, None, Role::User, "papaya");
+    let conn = store.connection();
+    // A blob, and text whose bytes are not UTF-8.
+    for (message_id, bytes) in [("?1", &b"m-1"[..]), ("CAST(?1 AS TEXT)", b"m-\xff")] {
+        for sql in [
+            format!(
+                "INSERT INTO messages(session_key, role, content, created_at, message_id) \
+                 VALUES ('{KEY}', 'user', 'papaya', 3, {message_id})"
+            ),
+            format!("UPDATE messages SET message_id = {message_id} WHERE id = {id}"),
+        ] {
+            let err = conn.execute(&sql, [bytes]).unwrap_err().to_string();
+            assert!(
+                err.contains("messages.message_id must be NULL or UTF-8 text"),
+                "{sql}: {err}"
+            );
+        }
+    }
+    conn.execute(
+        "INSERT INTO messages(session_key, role, content, created_at, message_id) \
+         VALUES (?1, 'user', 'papaya', 3, 'm-2')",
+        [KEY],
+    )
+    .unwrap();
+    let found = store
+        .search(&SearchRequest::new("papaya", KEY))
+        .unwrap()
+        .results;
+    let ids: Vec<_> = found.iter().map(|hit| hit.message_id.as_str()).collect();
+    assert_eq!(ids, ["m-2", id.to_string().as_str()]);
+}
