@@ -6,7 +6,7 @@ SQLITE3 ?= sqlite3
 PYTHON  ?= /usr/bin/python3
 EXT      = dist/session_search.so
 
-.PHONY: build demo test test-rust test-sql test-python lint bench deps clean
+.PHONY: build demo dist test test-rust test-sql test-python test-dist lint bench deps clean
 
 build: $(EXT)
 
@@ -48,7 +48,7 @@ demo: build $(CLI)
 	$(SQLITE3) < demo/tokenizer.sql
 	CLI=$(CLI) SQLITE3=$(SQLITE3) bash demo/demo.sh
 
-test: lint test-build test-rust test-crates test-sql test-python test-mcp test-replication test-node test-npm-package test-python-package
+test: lint test-build test-rust test-crates test-sql test-python test-mcp test-replication test-node test-npm-package test-python-package test-dist
 
 lint: deps
 	$(CARGO) fmt --all --check
@@ -158,16 +158,34 @@ NPM_TGZ = dist/sqlite-session-search-$(NPM_VERSION).tgz
 .PHONY: npm test-npm-package
 npm: $(NPM_TGZ)
 
-$(NPM_TGZ): $(EXT) $(wildcard bindings/node/*)
+# npm, installed when missing and run as root.
+define npm_needed
 	@if ! command -v npm >/dev/null; then \
 	  if [ "$$(id -u)" != 0 ]; then echo "install npm: sudo apt-get install nodejs npm" >&2; exit 1; fi; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
 	fi
+endef
+
+$(NPM_TGZ): $(EXT) $(wildcard bindings/node/*)
+	$(npm_needed)
 	rm -rf target/npm/package
 	mkdir -p target/npm/package
 	find bindings/node -maxdepth 1 -type f -exec cp {} target/npm/package/ \;
 	cp $(EXT) target/npm/package/session_search.so
 	npm pack --pack-destination dist --loglevel=warn target/npm/package >/dev/null
+
+# The npm package sqlite-session-search-cli: the CLI binary as its `bin`,
+# so that `npx -y sqlite-session-search-cli mcp --watch` runs it.
+NPM_CLI_VERSION := $(shell sed -n 's/^  "version": "\(.*\)",$$/\1/p' bindings/node-cli/package.json)
+NPM_CLI_TGZ = dist/sqlite-session-search-cli-$(NPM_CLI_VERSION).tgz
+
+$(NPM_CLI_TGZ): $(CLI) $(wildcard bindings/node-cli/*)
+	$(npm_needed)
+	rm -rf target/npm/cli
+	mkdir -p target/npm/cli dist
+	cp bindings/node-cli/* target/npm/cli/
+	cp $(CLI) target/npm/cli/session-search
+	npm pack --pack-destination dist --loglevel=warn target/npm/cli >/dev/null
 
 # The tarball installed offline into a scratch project and used from there:
 # better-sqlite3 (tests/node's build) under this node, node:sqlite under
@@ -181,6 +199,29 @@ test-npm-package: $(NPM_TGZ) tests/node/node_modules/.package-lock.json
 # them into dist/, `make test-python-package` installs and tests them in venvs
 # under target/python (bindings/python/python.mk).
 include bindings/python/python.mk
+
+# Everything a release ships, for this platform, with their SHA-256 sums:
+# the extension, the Python wheels (the extension, its plugins, the CLI),
+# the npm tarballs (the extension, the CLI) and the CLI binary. Made again
+# only when one of them changes.
+CLI_DIST = dist/session-search-linux-$(shell uname -m)
+dist: dist/SHA256SUMS
+
+$(CLI_DIST): $(CLI)
+	mkdir -p dist
+	cp $(CLI) $@.tmp
+	mv -f $@.tmp $@
+
+dist/SHA256SUMS: $(EXT) $(PY_WHEELS) $(NPM_TGZ) $(NPM_CLI_TGZ) $(CLI_DIST)
+	cd dist && sha256sum $$(ls | grep -v '^SHA256SUMS' | LC_ALL=C sort) >SHA256SUMS.tmp && mv -f SHA256SUMS.tmp SHA256SUMS
+
+# Every artifact of dist/ checked against its sum and installed offline as a
+# user would (tests/dist/run.sh), the CLI from each package manager: import
+# and search through it. A second `make dist` does nothing.
+test-dist: dist
+	@out=$$($(MAKE) --no-print-directory dist 2>&1); \
+	if [ -n "$$out" ]; then echo "make dist did work with nothing changed:" >&2; echo "$$out" >&2; exit 1; fi
+	PYTHON=$(PYTHON) SQLITE3=$(SQLITE3) bash tests/dist/run.sh
 
 # The part `sync` runs the CLI binary, so it is built first.
 # `make bench BENCH_ARGS=--full` adds the 3 M-message point of the search

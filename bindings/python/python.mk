@@ -1,4 +1,5 @@
-# The Python packages: `make python` builds the wheels into dist/,
+# The Python packages: `make python` builds the wheels into dist/ (the
+# extension, its two plugins and the CLI),
 # `make test-python-package` installs and tests them. Included by the Makefile,
 # which defines EXT and PYTHON (Debian's /usr/bin/python3, whose sqlite3 can
 # load extensions).
@@ -9,7 +10,8 @@
 
 PY_DIR     = bindings/python
 PY_OUT     = target/python
-PY_SRC     = $(shell find $(PY_DIR)/sqlite-session-search $(PY_DIR)/sqlite-utils-plugin $(PY_DIR)/datasette-plugin -type f -not -path '*/__pycache__/*')
+PY_PACKAGES = sqlite-session-search sqlite-session-search-cli sqlite-utils-plugin datasette-plugin
+PY_SRC     = $(shell find $(addprefix $(PY_DIR)/,$(PY_PACKAGES)) -type f -not -path '*/__pycache__/*') $(PY_DIR)/platform_wheel.py
 # A Python whose sqlite3 may lack extension loading: the first python3 on PATH
 # (pyenv's on CI). When it can load them, the test checks that instead.
 PYTHON_OTHER ?= $(shell command -v python3)
@@ -47,20 +49,26 @@ $(OTHER_VENV)/.stamp: $(PY_DIR)/requirements-alternatives.txt
 	$(call py_venv,$(OTHER_VENV),$(PYTHON_OTHER),$<)
 
 # The packages are built from a copy (so the source tree gets no build
-# folders), the extension copied into the main one. `auditwheel repair` gives
-# that wheel the manylinux tag that the extension's glibc symbol versions
-# allow; the plugins are pure Python.
-$(PY_WHEELS): $(EXT) $(PY_SRC) $(BUILD_VENV)/.stamp
+# folders), the extension and the CLI binary copied into theirs with
+# platform_wheel.py as their setup.py. `auditwheel repair` gives those two
+# wheels the manylinux tag that their glibc symbol versions allow; the
+# plugins are pure Python.
+$(PY_WHEELS): $(EXT) $(CLI) $(PY_SRC) $(BUILD_VENV)/.stamp
 	rm -rf $(PY_OUT)/stage $(PY_OUT)/raw
 	mkdir -p $(PY_OUT)/stage dist
-	cp -r $(PY_DIR)/sqlite-session-search $(PY_DIR)/sqlite-utils-plugin $(PY_DIR)/datasette-plugin $(PY_OUT)/stage/
+	cp -r $(addprefix $(PY_DIR)/,$(PY_PACKAGES)) $(PY_OUT)/stage/
 	cp $(EXT) $(PY_OUT)/stage/sqlite-session-search/src/sqlite_session_search/session_search.so
-	for p in sqlite-session-search sqlite-utils-plugin datasette-plugin; do \
+	mkdir -p $(PY_OUT)/stage/sqlite-session-search-cli/src/sqlite_session_search_cli/bin
+	cp $(CLI) $(PY_OUT)/stage/sqlite-session-search-cli/src/sqlite_session_search_cli/bin/session-search
+	for p in sqlite-session-search sqlite-session-search-cli; do cp $(PY_DIR)/platform_wheel.py $(PY_OUT)/stage/$$p/setup.py; done
+	for p in $(PY_PACKAGES); do \
 	  $(BUILD_VENV)/bin/python -m build --wheel --no-isolation --outdir $(PY_OUT)/raw $(PY_OUT)/stage/$$p >$(PY_OUT)/build-$$p.log 2>&1 \
 	    || { cat $(PY_OUT)/build-$$p.log >&2; exit 1; }; \
 	done
-	rm -f dist/sqlite_session_search-*.whl dist/sqlite_utils_sqlite_session_search-*.whl dist/datasette_sqlite_session_search-*.whl
-	PATH=$(CURDIR)/$(BUILD_VENV)/bin:$$PATH $(BUILD_VENV)/bin/auditwheel repair --wheel-dir dist $(PY_OUT)/raw/sqlite_session_search-*-linux_x86_64.whl
+	rm -f dist/sqlite_session_search-*.whl dist/sqlite_session_search_cli-*.whl dist/sqlite_utils_sqlite_session_search-*.whl dist/datasette_sqlite_session_search-*.whl
+	for wheel in $(PY_OUT)/raw/*-linux_x86_64.whl; do \
+	  PATH=$(CURDIR)/$(BUILD_VENV)/bin:$$PATH $(BUILD_VENV)/bin/auditwheel repair --wheel-dir dist $$wheel || exit 1; \
+	done
 	cp $(PY_OUT)/raw/*-py3-none-any.whl dist/
 	@ls dist/*.whl
 	touch $@

@@ -1,7 +1,10 @@
-"""Tags the wheel for this platform but any Python 3 (`py3-none-<platform>`).
+"""The setup.py of the packages with native code: tags the wheel for this
+platform but any Python 3 (`py3-none-<platform>`).
 
-The package carries a native SQLite extension, which no Python loads as a
-module: the wheel depends on the platform, not on the interpreter.
+sqlite-session-search carries the SQLite extension, sqlite-session-search-cli
+the `session-search` program; no Python loads either as a module, so the
+wheel depends on the platform, not on the interpreter. `make python` copies
+this file into each package's build folder as its setup.py.
 """
 
 from setuptools import Distribution, setup
