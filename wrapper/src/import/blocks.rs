@@ -203,6 +203,20 @@ pub(super) fn unix_ms(value: &Value) -> Option<i64> {
     }
 }
 
+/// A fingerprint of `values` (their JSON text, 32 bits of FNV-1a) as 8
+/// hex digits, for the ids of messages that have none: equal values give
+/// the same one.
+pub(super) fn fingerprint<'v>(values: impl IntoIterator<Item = &'v Value>) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for value in values {
+        for byte in value.to_string().bytes() {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{:08x}", (hash ^ (hash >> 32)) & 0xffff_ffff)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

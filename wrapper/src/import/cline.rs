@@ -51,7 +51,7 @@
 //! restore) starts a branch where it differs, and the file as it is now is
 //! the active branch.
 
-use super::blocks::{text_block, text_or_blocks, CONTEXT_BLOCK};
+use super::blocks::{fingerprint, text_block, text_or_blocks, CONTEXT_BLOCK};
 use super::records::{each_record_of, first_record, Opened, RecordReader, Sessions};
 use super::writer::{HostMessage, Parent, SessionInfo};
 use super::{directory_name, Format, Issue};
@@ -428,17 +428,11 @@ impl Panel {
 /// A message's id: its time, else its position (from 1), and a fingerprint
 /// of its role and content.
 fn message_id(at: usize, ts: Option<i64>, message: &Value) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in ["role", "type", "content", "summary"] {
-        for byte in message[part].to_string().bytes() {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    let fingerprint = (hash ^ (hash >> 32)) & 0xffff_ffff;
+    let fingerprint =
+        fingerprint(["role", "type", "content", "summary"].map(|part| &message[part]));
     match ts {
-        Some(ts) => format!("t{ts}-{fingerprint:08x}"),
-        None => format!("n{}-{fingerprint:08x}", at + 1),
+        Some(ts) => format!("t{ts}-{fingerprint}"),
+        None => format!("n{}-{fingerprint}", at + 1),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Hermes Agent (Nous Research): its session store, the SQLite database
-//! `state.db` in its home (`~/.hermes`, or `$HERMES_HOME`), and the JSON
-//! logs it also writes, `sessions/session_<id>.json`.
+//! `state.db` in its home (`~/.hermes`, or `$HERMES_HOME`), the JSON logs
+//! it also writes, `sessions/session_<id>.json`, and its messaging
+//! gateway's transcripts, `sessions/<id>.jsonl`.
 //!
 //! The database has a `sessions` table (`id`, `source` — the platform:
 //! `cli`, `telegram`, … —, `parent_session_id`, `started_at` in seconds,
@@ -28,20 +29,34 @@
 //!
 //! A JSON log is one object: `session_id`, `platform`, `session_start`,
 //! `cwd` (or `model_config.cwd`) and `messages`, in the same shape as the
-//! rows but without ids or times: message `n` (from 1, in the array) is
-//! `m<n>`, at the session's start. A session that the store already holds
-//! from `state.db` is skipped (counted), as the database has it with its
-//! times; a directory import reads databases first.
+//! rows but without ids, usually without times (then at the session's
+//! start).
+//!
+//! The messaging gateway's transcript, `sessions/<id>.jsonl`, holds the
+//! same messages one a line, each with its `timestamp` (ISO 8601, local
+//! time without a zone, read as UTC; or seconds), after a
+//! `{"role": "session_meta", …}` line whose time is the session's start.
+//! Older versions write it beside `state.db`, newer ones only when the
+//! database fails.
+//!
+//! In a log and a transcript alike, message `n` (from 1, counting every
+//! entry but `session_meta`) is `m<n>-<f>`, `f` a fingerprint of its role
+//! and content: a message read from both is stored once, whichever comes
+//! first, and a turn Hermes rewrote (`/undo`, `/retry`, which rewrite both
+//! files) starts a branch where it differs, the file's the active one. A
+//! session that the store already holds from `state.db` is skipped
+//! (counted), as the database has it with its own ids; a directory import
+//! reads databases first.
 //!
 //! The agent is `hermes`, or `hermes-<name>` for a profile's home
 //! (`profiles/<name>/`).
 
-use super::blocks::{text_block, unix_ms, user_message};
+use super::blocks::{fingerprint, text_block, unix_ms, user_message};
 use super::database::{self, DatabaseReader};
 use super::records::{self, RecordReader, Sessions};
 use super::writer::{HostMessage, Parent, SessionInfo, Writer};
-use super::{directory_name, Issue};
-use crate::{Result, Role};
+use super::{directory_name, file_stem, Issue, Opened, Reader};
+use crate::{Result, Role, Store};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OptionalExtension};
 use serde_json::{json, Value};
@@ -82,16 +97,34 @@ pub(super) fn recognises_database(db: &Connection) -> bool {
     has("sessions", "started_at") && has("messages", "session_id")
 }
 
-/// Whether `record` is a Hermes session log.
+/// Whether `record` is a Hermes session log, or a line of a gateway
+/// transcript: its `session_meta` line, or a chat message with a role and
+/// a `timestamp` (and no `type`, which other formats' entries have).
 pub(super) fn recognises(record: &Value) -> bool {
-    record["session_id"].is_string()
+    let log = record["session_id"].is_string()
         && record["messages"].is_array()
-        && (record.get("platform").is_some() || record.get("session_start").is_some())
+        && (record.get("platform").is_some() || record.get("session_start").is_some());
+    let line = match record["role"].as_str() {
+        Some("session_meta") => true,
+        Some("user" | "assistant" | "tool" | "system") => {
+            record.get("timestamp").is_some() && record.get("type").is_none()
+        }
+        _ => false,
+    };
+    log || line
 }
 
 /// Whether a directory import reads the file named `name`.
 pub(super) fn reads_file_named(name: &str) -> bool {
-    name == DATABASE_NAME || (name.starts_with("session_") && name.ends_with(".json"))
+    name == DATABASE_NAME
+        || (name.starts_with("session_") && name.ends_with(".json"))
+        || is_transcript_name(name)
+}
+
+/// Whether the file named `name` is read as a gateway transcript (one
+/// message a line) rather than as a session log.
+pub(super) fn is_transcript_name(name: &str) -> bool {
+    name.ends_with(".jsonl")
 }
 
 /// The agent of a file `levels` below a Hermes home (1: in it).
@@ -113,6 +146,22 @@ pub(super) fn open_log(path: &Path) -> records::Opened {
     records::Opened {
         reader: Box::new(Log),
         // `<home>/sessions/session_<id>.json`
+        agent_id: agent_id(path, 2),
+    }
+}
+
+/// A reader of the gateway transcript at `path`, whose name is its
+/// session's id.
+pub(super) fn open_transcript(path: &Path) -> Opened {
+    // `<home>/sessions/<id>.jsonl`
+    let id = file_stem(path);
+    Opened {
+        session: transcript_session(&id, None),
+        reader: Box::new(Transcript {
+            id,
+            in_database: None,
+            messages: 0,
+        }),
         agent_id: agent_id(path, 2),
     }
 }
@@ -422,12 +471,10 @@ impl RecordReader for Log {
             });
             return Ok(());
         };
-        if in_database(out, id)? {
-            out.skip("session imported from state.db");
+        if in_database(out.store(), id)? {
+            out.skip(FROM_DATABASE);
             return Ok(());
         }
-        let created_at = unix_ms(&record["session_start"])
-            .or_else(|| record["session_start"].as_f64().and_then(seconds_to_ms));
         let cwd = record["cwd"]
             .as_str()
             .or(record["model_config"]["cwd"].as_str())
@@ -436,45 +483,111 @@ impl RecordReader for Log {
             id: id.to_owned(),
             host_id: id.to_owned(),
             spawned_by: record["parent_session_id"].as_str().map(str::to_owned),
-            created_at,
+            created_at: time(&record["session_start"]),
         };
         let messages = record["messages"].as_array().cloned().unwrap_or_default();
         out.session(info, |out| {
             if let Some(cwd) = &cwd {
                 out.set_cwd(cwd);
             }
-            for (at, mut entry) in messages.into_iter().enumerate() {
-                let kind = entry["role"].as_str().unwrap_or_default().to_owned();
-                let message = Message {
-                    role: kind.clone(),
-                    content: text_field(&entry["content"]),
-                    reasoning: entry["reasoning"]
-                        .as_str()
-                        .or(entry["reasoning_content"].as_str())
-                        .map(str::to_owned),
-                    tool_calls: Some(entry["tool_calls"].take()),
-                    tool_call_id: entry["tool_call_id"].as_str().map(str::to_owned),
-                    tool_name: entry["tool_name"].as_str().map(str::to_owned),
-                    scaffolding: entry["_compressed_summary"] == true
-                        || entry["display_kind"] == "hidden",
-                };
-                let Some((role, content)) = message.role_and_content() else {
-                    skip_role(out, &kind);
-                    continue;
-                };
-                let created_at = unix_ms(&entry["timestamp"])
-                    .filter(|_| entry["timestamp"].is_string())
-                    .or_else(|| entry["timestamp"].as_f64().and_then(seconds_to_ms));
-                out.message(HostMessage {
-                    id: format!("m{}", at + 1),
-                    parent: Parent::Previous,
-                    role,
-                    content,
-                    created_at,
-                })?;
+            let mut number = 0;
+            for entry in messages {
+                write_entry(entry, &mut number, out)?;
             }
             Ok(())
         })
+    }
+}
+
+/// Reads a gateway transcript, `sessions/<id>.jsonl`.
+struct Transcript {
+    /// The session's id, the file's name.
+    id: String,
+    /// Whether the store has the session from `state.db`; known at the
+    /// first entry.
+    in_database: Option<bool>,
+    /// The messages numbered so far.
+    messages: usize,
+}
+
+impl Reader for Transcript {
+    fn entry(&mut self, entry: Value, out: &mut Writer<'_>) -> Result<()> {
+        let in_database = match self.in_database {
+            Some(known) => known,
+            None => {
+                let known = in_database(out.store(), &self.id)?;
+                if known {
+                    out.skip_entry(FROM_DATABASE, None, Parent::Previous);
+                }
+                *self.in_database.insert(known)
+            }
+        };
+        if in_database {
+            return Ok(());
+        }
+        if entry["role"] == "session_meta" {
+            out.set_session(transcript_session(&self.id, time(&entry["timestamp"])));
+        }
+        write_entry(entry, &mut self.messages, out)
+    }
+}
+
+/// The session of the transcript `id`, started at `created_at`.
+fn transcript_session(id: &str, created_at: Option<i64>) -> SessionInfo {
+    SessionInfo {
+        id: id.to_owned(),
+        host_id: id.to_owned(),
+        spawned_by: None,
+        created_at,
+    }
+}
+
+/// Why a log or transcript adds nothing: `state.db` gave its session.
+const FROM_DATABASE: &str = "session imported from state.db";
+
+/// Writes a message of a log or a transcript, `entry`; `number` counts the
+/// entries so far that are not `session_meta`. The message's id is
+/// `m<number>-<fingerprint of its role and content>`.
+fn write_entry(mut entry: Value, number: &mut usize, out: &mut Writer<'_>) -> Result<()> {
+    let kind = entry["role"].as_str().unwrap_or_default().to_owned();
+    if kind != "session_meta" {
+        *number += 1;
+    }
+    let id = format!(
+        "m{number}-{}",
+        fingerprint([&entry["role"], &entry["content"]])
+    );
+    let message = Message {
+        role: kind.clone(),
+        content: text_field(&entry["content"]),
+        reasoning: entry["reasoning"]
+            .as_str()
+            .or(entry["reasoning_content"].as_str())
+            .map(str::to_owned),
+        tool_calls: Some(entry["tool_calls"].take()),
+        tool_call_id: entry["tool_call_id"].as_str().map(str::to_owned),
+        tool_name: entry["tool_name"].as_str().map(str::to_owned),
+        scaffolding: entry["_compressed_summary"] == true || entry["display_kind"] == "hidden",
+    };
+    let Some((role, content)) = message.role_and_content() else {
+        skip_role(out, &kind);
+        return Ok(());
+    };
+    out.message(HostMessage {
+        id,
+        parent: Parent::Previous,
+        role,
+        content,
+        created_at: time(&entry["timestamp"]),
+    })
+}
+
+/// A time as Hermes writes it: ISO 8601 text (without a zone, UTC), or
+/// seconds.
+fn time(value: &Value) -> Option<i64> {
+    match value {
+        Value::String(_) => unix_ms(value),
+        other => other.as_f64().and_then(seconds_to_ms),
     }
 }
 
@@ -489,9 +602,8 @@ fn text_field(content: &Value) -> Option<String> {
 
 /// Whether the store holds the session `id` with messages read from
 /// `state.db` (whose ids are numbers).
-fn in_database(out: &Sessions<'_>, id: &str) -> Result<bool> {
-    let found = out
-        .store()
+fn in_database(store: &Store, id: &str) -> Result<bool> {
+    let found = store
         .connection()
         .query_row(
             "SELECT 1 FROM messages WHERE session_key = ?1 AND message_id GLOB '[0-9]*' LIMIT 1",

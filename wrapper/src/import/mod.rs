@@ -25,7 +25,7 @@
 //! | [`Format::ClaudeAi`] | a Claude.ai data export's `conversations.json`: an array of conversations with `chat_messages` (`sender` `human` / `assistant`), in time order, or a tree by `parent_message_uuid` | `claude-ai:<uuid>`, one per conversation | `claude-ai` |
 //! | [`Format::GeminiCli`] | Gemini CLI sessions, `~/.gemini/tmp/<project>/chats/session-*.json` (one JSON object with `messages`) or `session-*.jsonl` (a header line, message records, `$set` updates; a record written again replaces the first) | `gemini-cli:<sessionId>` | `gemini-cli` |
 //! | [`Format::Aider`] | Aider's `.aider.chat.history.md`: a session per run (`# aider chat started at <time>`), `#### ` lines the user's, `> ` block quotes aider's notes (`system`), the rest the answer; the run's start is every message's time | `aider:<directory>:<start>`, messages `L<line>` | the directory the file is in |
-//! | [`Format::Hermes`] | Hermes Agent's session store `~/.hermes/state.db` (SQLite: `sessions`, `messages`); a session with a `parent_session_id` (continuation, branch, subagent) is spawned by it; a turn undone with `/undo` is off the active branch. Its JSON logs `sessions/session_<id>.json`, unless `state.db` gave the session | `hermes:<id>`, messages by row id (`m<n>` in a log) | `hermes`, or `hermes-<name>` for a profile |
+//! | [`Format::Hermes`] | Hermes Agent's session store `~/.hermes/state.db` (SQLite: `sessions`, `messages`); a session with a `parent_session_id` (continuation, branch, subagent) is spawned by it; a turn undone with `/undo` is off the active branch. Its JSON logs `sessions/session_<id>.json` and its gateway's transcripts `sessions/<id>.jsonl` (a `session_meta` line, then a message a line), unless `state.db` gave the session; a message in both a log and a transcript is stored once, and a turn Hermes rewrote (`/undo`) starts a branch | `hermes:<id>`, messages by row id (`m<n>-<fingerprint>` in a log or transcript) | `hermes`, or `hermes-<name>` for a profile |
 //! | [`Format::Cursor`] | Cursor's `state.vscdb` (SQLite): `cursorDiskKV`'s `composerData:<id>` conversations and `bubbleId:<id>:<bubble>` messages, an older workspace's chat tabs in `ItemTable`; a composer's sub-composers are spawned by it | `cursor:<composerId>`, messages by bubble id | `cursor` |
 //! | [`Format::SpecStory`] | SpecStory's Markdown exports, `.specstory/history/*.md`: a message per `_**User**_` / `_**Assistant**_` turn; thinking and tool use not searchable | `specstory:<session id>`, messages `L<line>` | the tool its header names (`cursor`) |
 //! | [`Format::OpenCode`], [`Format::Kilo`] | OpenCode's database `opencode.db` (`opencode-<channel>.db`; SQLite: `session`, `message` and `part`, with each message's and part's JSON in `data`), and its older JSON storage: `storage/session/<project>/ses_*.json` (the file imported), its messages in `storage/message/<session>/`, their parts in `storage/part/<message>/` (or the legacy flat `storage/part/`); messages in time order, one after the other; the active branch ends before the session's `revert`; a session in both is stored once. Kilo's CLI, a fork, keeps `kilo.db` and `storage/` in its data folder `kilo`, which tells which tool | `opencode:<sessionID>` (`kilo:…`), spawned by `opencode:<parentID>` | `opencode`, `kilo` |
@@ -243,8 +243,8 @@ pub enum Format {
     /// Aider chat histories (`.aider.chat.history.md`).
     #[serde(rename = "aider")]
     Aider,
-    /// Hermes Agent's session store (`state.db`) and session logs
-    /// (`session_<id>.json`).
+    /// Hermes Agent's session store (`state.db`), session logs
+    /// (`session_<id>.json`) and gateway transcripts (`<id>.jsonl`).
     #[serde(rename = "hermes")]
     Hermes,
     /// Cursor's chat databases (`state.vscdb`).
@@ -357,7 +357,7 @@ impl Format {
                     || (name.starts_with("session-") && name.ends_with(".json"))
             }
             Format::Aider => name == aider::FILE_NAME,
-            // `state.db`, and `sessions/session_<id>.json`.
+            // `state.db`, `sessions/session_<id>.json` and `sessions/<id>.jsonl`.
             Format::Hermes => hermes::reads_file_named(name),
             Format::Cursor => name == cursor::DATABASE_NAME,
             Format::SpecStory => specstory::reads_file_named(name),
@@ -377,7 +377,8 @@ impl Format {
             Format::ChatGpt => chatgpt::recognises(entry),
             Format::ClaudeAi => claude_ai::recognises(entry),
             Format::GeminiCli => gemini_cli::recognises(entry),
-            // Its session logs; its database is recognised by its tables.
+            // Its session logs and gateway transcripts; its database is
+            // recognised by its tables.
             Format::Hermes => hermes::recognises(entry),
             Format::OpenCode => opencode::recognises(entry),
             Format::Cline => cline::recognises(entry),
@@ -417,6 +418,9 @@ impl Format {
             }
             Format::Hermes if database::is_database(path).unwrap_or(false) => {
                 Open::Database(hermes::open_database(path))
+            }
+            Format::Hermes if hermes::is_transcript_name(&path.to_string_lossy()) => {
+                Open::Lines(hermes::open_transcript(path))
             }
             Format::Hermes => Open::Records(hermes::open_log(path)),
             Format::Cursor => Open::Database(cursor::open()),
@@ -832,9 +836,9 @@ pub fn find_transcripts(path: &Path) -> Result<(Vec<PathBuf>, ImportReport)> {
 /// Kilo's); `api_conversation_history.json`,
 /// a Cline, Roo Code or Kilo Code task's conversation (the task's
 /// `ui_messages.json` and `history_item.json` are read beside it, not on
-/// their own); `state.db` and `session_*.json`, Hermes Agent's session store
-/// and logs; `state.vscdb`, Cursor's database; and
-/// `<YYYY-MM-DD>_<time>-<title>.md`, SpecStory's exports. No other `*.json`
+/// their own); `state.db`, `session_*.json` and `*.jsonl`, Hermes Agent's
+/// session store, logs and gateway transcripts; `state.vscdb`, Cursor's
+/// database; and `<YYYY-MM-DD>_<time>-<title>.md`, SpecStory's exports. No other `*.json`
 /// file is read (Gemini CLI's `logs.json`, which repeats the prompts of its
 /// sessions, neither). A directory import reads the databases first, so
 /// that a session Hermes keeps in both is read from `state.db`, and one

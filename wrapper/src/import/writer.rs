@@ -154,6 +154,11 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// The store being written.
+    pub(super) fn store(&self) -> &Store {
+        self.store
+    }
+
     /// Sets the number of the line being read.
     pub(super) fn set_line(&mut self, line: usize) {
         self.line = line;
