@@ -137,7 +137,7 @@ impl Codex {
             self.unmatched.push((role, text));
             return Ok(true);
         };
-        let stored = out.stored(&self.held[twin].message.id)?;
+        let stored = out.stored(&self.held[twin].message)?;
         match stored {
             true => {
                 self.held[twin].waits_for = None;

@@ -234,19 +234,23 @@ impl<'a> Writer<'a> {
         self.seen.contains_key(id) || self.aliases.contains_key(id)
     }
 
-    /// Whether an earlier import stored a message with the host id `id` in
-    /// the session.
+    /// Whether an earlier import stored `message` in the session: its host
+    /// id with its role and content (an id alone may have named another
+    /// message in a file written differently then).
     ///
     /// # Errors
     ///
     /// Database failures.
-    pub(super) fn stored(&self, id: &str) -> Result<bool> {
+    pub(super) fn stored(&self, message: &HostMessage) -> Result<bool> {
         let key = format!("{}:{}", self.format.name(), self.info.id);
+        let content = Value::Array(message.content.clone()).to_string();
         let found = self
             .store
             .connection()
-            .prepare_cached("SELECT 1 FROM messages WHERE session_key = ?1 AND message_id = ?2")?
-            .exists((key, id))?;
+            .prepare_cached(
+                "SELECT 1 FROM messages WHERE session_key = ?1 AND message_id = ?2 AND role = ?3 AND content = ?4",
+            )?
+            .exists((key, &message.id, message.role.as_str(), content))?;
         Ok(found)
     }
 
