@@ -15,8 +15,12 @@ can load extensions), ``pysqlite3``, ``sqlean`` and ``apsw``;
 ``loadable_path()`` is the extension file itself, for any other SQLite host.
 """
 
+import atexit
+import functools
+import shutil
+import tempfile
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Dict, Optional
 
 __version__ = "0.1.0"
 
@@ -61,9 +65,38 @@ def _unavailable(conn: object, why: str) -> ExtensionLoadingUnavailable:
     )
 
 
+# The file loaded into each SQLite library of this process, by the module
+# that carries it. A loaded copy of the extension serves one library (it
+# refuses a second), and pysqlite3, sqlean and apsw each carry their own: the
+# first library gets the bundled file, each other a copy under another path,
+# in a private folder removed at exit.
+_PATHS: Dict[str, str] = {}
+
+
+def _path_for(conn: object) -> str:
+    library = type(conn).__module__.split(".")[0]
+    if library not in _PATHS:
+        if not _PATHS:
+            _PATHS[library] = loadable_path()
+        else:
+            folder = _copies()
+            copy = Path(folder) / f"session_search_{library}.so"
+            shutil.copyfile(loadable_path(), copy)
+            _PATHS[library] = str(copy)
+    return _PATHS[library]
+
+
+@functools.lru_cache(maxsize=None)
+def _copies() -> str:
+    """The private folder of the copies, made at the first."""
+    folder = tempfile.mkdtemp(prefix="sqlite-session-search-")
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
 def _load_with(conn: object, enable: Callable[[bool], Any], load_ext: Callable[[str], Any]) -> None:
     """Enable extension loading, load, and disable it again."""
-    path = loadable_path()
+    path = _path_for(conn)
     try:
         enable(True)
     except Exception as e:
@@ -82,7 +115,9 @@ def load(conn: Any) -> None:
     """Load the extension into ``conn``.
 
     ``conn`` is a connection of ``sqlite3``, ``pysqlite3``, ``sqlean`` or
-    ``apsw``. Extension loading is enabled only for the load itself. Raises
+    ``apsw``, and connections of several of them may be used in one process
+    (each library gets its own copy of the extension). Extension loading is
+    enabled only for the load itself. Raises
     ``ExtensionLoadingUnavailable`` (a ``LoadError``) naming the alternatives
     when the connection's module cannot load extensions, and ``LoadError``
     when loading fails.
