@@ -13,9 +13,19 @@ CREATE TABLE IF NOT EXISTS session_search_origins(
   cwd         TEXT
 ) WITHOUT ROWID;
 
--- A deleted session takes its row along. (An upgrade of the engine's
+-- Other ids a host gave one session, as `<format>:<id>`: a resumed Codex
+-- rollout's file is named with a new id while its lines carry the first
+-- session's, under which it is stored. A key typed as such an id names
+-- that session (Store::resolve_session_key).
+CREATE TABLE IF NOT EXISTS session_search_aliases(
+  alias       TEXT PRIMARY KEY,
+  session_key TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- A deleted session takes its rows along. (An upgrade of the engine's
 -- triggers drops this one with them; the next import makes it again.)
 CREATE TRIGGER IF NOT EXISTS session_search_origins_forget
 AFTER DELETE ON sessions BEGIN
   DELETE FROM session_search_origins WHERE session_key = OLD.session_key;
+  DELETE FROM session_search_aliases WHERE session_key = OLD.session_key;
 END;

@@ -292,7 +292,8 @@ impl Store {
     /// The session key that `text` stands for, as people type one: the key
     /// itself; else the key an importer made of it, `<format>:<text>` (so
     /// the session id Claude Code shows finds `claude-code:<id>`); else the
-    /// only key that starts with `text`, with or without such a prefix, or
+    /// session an importer recorded `text` as another id of (the id in a
+    /// resumed Codex rollout's name); else the only key that starts with `text`, with or without such a prefix, or
     /// the one session all the others that do were spawned from (its
     /// subagents). Each candidate is a range of the primary key, so this
     /// reads only the keys it names.
@@ -324,6 +325,22 @@ impl Store {
         }
         if !exact.is_empty() {
             return only_key(text, exact.len() as i64, exact);
+        }
+        // Another id an importer recorded for a session (a resumed Codex
+        // rollout's), typed whole.
+        let aliased = self
+            .conn
+            .prepare_cached("SELECT 1 FROM sqlite_master WHERE name = 'session_search_aliases'")?
+            .exists([])?;
+        if aliased {
+            let mut alias = self.conn.prepare_cached(
+                "SELECT session_key FROM session_search_aliases WHERE alias = ?1",
+            )?;
+            for name in std::iter::once(text).chain(with_format.iter().map(String::as_str)) {
+                if let Some(key) = alias.query_row([name], |row| row.get(0)).optional()? {
+                    return Ok(key);
+                }
+            }
         }
         // The text, and the text after each format's prefix unless that
         // range lies inside the text's own (`c` takes in `codex:c`).

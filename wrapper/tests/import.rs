@@ -353,6 +353,14 @@ fn codex_agent_message_without_its_twin_in_a_real_rollout() {
     // message once.
     assert_eq!(skipped(&report.files[0], "event_msg"), 190 - 1);
     assert_eq!(hits(&store, "\"可以直接放在docstring\"").len(), 1);
+    // The id in the resumed rollout's name finds the session it is stored
+    // under, whole, with or without `codex:`.
+    for typed in [
+        "613a9a68-8816-40b2-a2d4-041ade599da6",
+        "codex:613a9a68-8816-40b2-a2d4-041ade599da6",
+    ] {
+        assert_eq!(store.resolve_session_key(typed).unwrap(), CPOLAR);
+    }
     let again = import(
         &store,
         &shared_fixtures("codex").join("Hoper-J-cpolar-connect"),

@@ -56,24 +56,24 @@ pub(super) fn named_like_a_rollout(path: &Path) -> bool {
 pub(super) fn open(path: &Path) -> Opened {
     // `rollout-2025-06-01T10-00-00-<uuid>`: the id is the trailing UUID.
     let stem = file_stem(path);
-    let id = match stem
+    let named = stem
         .len()
         .checked_sub(36)
         .and_then(|start| stem.get(start..))
-    {
-        Some(uuid) if uuid.bytes().filter(|&b| b == b'-').count() == 4 => uuid.to_owned(),
-        _ => stem,
-    };
+        .filter(|uuid| uuid.bytes().filter(|&b| b == b'-').count() == 4)
+        .map(str::to_owned);
+    let id = named.clone().unwrap_or(stem);
     Opened {
         session: SessionInfo {
             host_id: id.clone(),
-            id,
+            id: id.clone(),
             spawned_by: None,
             created_at: None,
         },
         agent_id: "codex".to_owned(),
         reader: Box::new(Codex {
             quiet: quiet(path),
+            named,
             ..Codex::default()
         }),
     }
@@ -92,6 +92,8 @@ struct Codex {
     unmatched: Vec<(Role, String)>,
     /// The file has gone unwritten long enough for its last turn to be over.
     quiet: bool,
+    /// The id the file's name gives the session, when it has one.
+    named: Option<String>,
 }
 
 /// A message kept back, with where it was read.
@@ -246,6 +248,11 @@ impl Reader for Codex {
                 self.end_turn(out)?;
                 match payload["id"].as_str() {
                     Some(id) => {
+                        // A resumed session's rollout is named with a new
+                        // id and stored under the first one: found by both.
+                        if let Some(named) = self.named.as_deref().filter(|named| *named != id) {
+                            out.also_named(named);
+                        }
                         out.set_session(SessionInfo {
                             id: id.to_owned(),
                             host_id: id.to_owned(),

@@ -108,6 +108,8 @@ pub(super) struct Writer<'a> {
     last_time: Option<i64>,
     /// The working directory the session ran in, as the file first names it.
     cwd: Option<String>,
+    /// Another id the host gave the session (see [`Writer::also_named`]).
+    also_named: Option<String>,
     /// Messages this writer wrote (the file's report may hold several
     /// sessions).
     imported: usize,
@@ -147,6 +149,7 @@ impl<'a> Writer<'a> {
             leaf: None,
             last_time: None,
             cwd: None,
+            also_named: None,
             imported: 0,
             leaf_named: false,
             created: false,
@@ -214,6 +217,13 @@ impl<'a> Writer<'a> {
         if self.cwd.is_none() {
             self.cwd = Some(cwd.to_owned());
         }
+    }
+
+    /// Records another id the host gave the session (a resumed Codex
+    /// rollout's name), by which it is found too
+    /// (`session_search_aliases`).
+    pub(super) fn also_named(&mut self, id: &str) {
+        self.also_named = Some(id.to_owned());
     }
 
     /// Counts an entry that is not conversation (by its type) and, when it
@@ -443,8 +453,7 @@ impl<'a> Writer<'a> {
     }
 
     /// Sets the session's leaf to the file's active leaf when the file added a
-    /// message, and records where
-    /// the session came from (`session_search_origins`, see
+    /// message, and records where the session came from and its other id (`session_search_origins`, see
     /// `sql/import.sql`); a working directory stored before stays when the
     /// file names none.
     ///
@@ -473,6 +482,12 @@ impl<'a> Writer<'a> {
                format = excluded.format, host_id = excluded.host_id, cwd = coalesce(excluded.cwd, cwd)",
             (key, self.format.name(), &self.info.host_id, &self.cwd),
         )?;
+        if let Some(id) = &self.also_named {
+            self.store.connection().execute(
+                "INSERT OR REPLACE INTO session_search_aliases(alias, session_key) VALUES (?1, ?2)",
+                (format!("{}:{id}", self.format.name()), key),
+            )?;
+        }
         Ok(())
     }
 
