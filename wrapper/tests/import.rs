@@ -1730,8 +1730,9 @@ fn an_aider_history_with_lines_before_its_first_run() {
 
 #[test]
 fn the_documented_format_table_names_every_format() {
-    let page = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/importing.md"))
-        .unwrap();
+    let page =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/importing.md"))
+            .unwrap();
     let table = page
         .split("`import` reads, per file")
         .nth(1)
