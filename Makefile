@@ -48,7 +48,7 @@ demo: build $(CLI)
 	$(SQLITE3) < demo/tokenizer.sql
 	CLI=$(CLI) SQLITE3=$(SQLITE3) bash demo/demo.sh
 
-test: lint test-build test-rust test-crates test-sql test-python test-mcp test-replication test-node test-npm-package test-python-package test-dist
+test: lint test-build test-rust test-crates test-sql test-docs test-python test-mcp test-replication test-node test-npm-package test-python-package test-dist
 
 lint: deps
 	$(CARGO) fmt --all --check
@@ -81,6 +81,12 @@ test-build: build
 
 test-sql: build
 	bash tests/shell/run.sh $(SQLITE3)
+
+# The README's and docs/'s links, and their examples run: the SQL blocks in
+# the sqlite3 shell, the console blocks with the CLI (tests/docs/check_docs.py).
+.PHONY: test-docs
+test-docs: build $(CLI)
+	$(PYTHON) tests/docs/check_docs.py $(SQLITE3)
 
 # test_two_libraries.py runs its cases under a venv of $(PYTHON) with
 # pysqlite3 and sqlean, made again when tests/python/requirements.txt changes.

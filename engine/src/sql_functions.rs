@@ -31,7 +31,7 @@ pub struct Function {
     pub body: Body,
 }
 
-/// All SQL functions, in the order the README documents them.
+/// All SQL functions, in the order docs/sql.md documents them.
 pub const FUNCTIONS: &[Function] = &[
     Function {
         name: "sessions_version",

@@ -236,7 +236,7 @@ fn check_columns(db: &dyn Connection) -> Result<()> {
         }
         if let Some(missing) = columns.iter().find(|c| !present.iter().any(|p| p == *c)) {
             return Err(Error::Schema(format!(
-                "sessions_init: table {table} has no column {missing}; add it (see the schema in the README) and run sessions_init() again"
+                "sessions_init: table {table} has no column {missing}; add it (see the schema in docs/sql.md) and run sessions_init() again"
             )));
         }
     }

@@ -53,7 +53,7 @@ test("getLoadablePath: the installed copy of the built extension", () => {
   );
 });
 
-test("the packed extension needs glibc 2.34 at most (README: Node)", () => {
+test("the packed extension needs glibc 2.34 at most (docs/node.md)", () => {
   const symbols = execFileSync("objdump", ["-T", getLoadablePath()], { encoding: "utf8", maxBuffer: 64 << 20 });
   const versions = [...new Set(symbols.match(/GLIBC_[0-9.]+/g))].map((v) => v.slice(6).split(".").map(Number));
   assert.ok(versions.length > 0);

@@ -414,7 +414,7 @@ class InitTest(StoreTestCase):
             ):
                 with self.assertRaises(sqlite3.OperationalError) as ctx:
                     plain.execute(sql)
-                # The README names "no such function: sessions_text"; FTS5
+                # docs/sql.md names "no such function: sessions_text"; FTS5
                 # reports its tokenizer first.
                 self.assertRegex(str(ctx.exception), "no such (function: sessions_text|tokenizer: sessions)")
             plain.close()

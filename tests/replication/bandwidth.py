@@ -1,7 +1,7 @@
 """What replication costs per message written: WAL bytes per message with
 session-search, with plain tables and with a plain FTS5 trigger, and the
 bytes Litestream uploads (its level-0 LTX files) per message at a few write
-rates. A measurement, not a test: the README's capacity table quotes it.
+rates. A measurement, not a test: the capacity table of docs/operations.md quotes it.
 
     target/replication-venv/bin/python tests/replication/bandwidth.py
 

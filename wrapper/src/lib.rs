@@ -35,6 +35,11 @@ use std::path::Path;
 #[doc = include_str!("../../README.md")]
 struct ReadmeExamples;
 
+/// The Rust examples of docs/rust.md, run as doctests like the README's.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/rust.md")]
+struct RustGuideExamples;
+
 mod functions;
 pub mod import;
 mod kept;

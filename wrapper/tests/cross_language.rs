@@ -256,7 +256,7 @@ fn the_scenario_covers_scores_flags_redaction_and_cjk() {
     );
 }
 
-/// The typed API answers exactly the JSON of the SQL functions (README: "the
+/// The typed API answers exactly the JSON of the SQL functions (docs/rust.md: "the
 /// option and result structs serialize to exactly the JSON of the SQL
 /// functions"): after each `sessions_search` and `sessions_history` of the
 /// scenario, the same call through [`Store`] on the same connection, with the

@@ -1737,10 +1737,11 @@ fn an_aider_history_with_lines_before_its_first_run() {
 }
 
 #[test]
-fn the_readme_format_table_names_every_format() {
-    let readme =
-        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
-    let table = readme
+fn the_documented_format_table_names_every_format() {
+    let page =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/importing.md"))
+            .unwrap();
+    let table = page
         .split("`import` reads, per file")
         .nth(1)
         .and_then(|rest| rest.split("A directory is searched").next())
@@ -1748,7 +1749,7 @@ fn the_readme_format_table_names_every_format() {
     for format in Format::ALL {
         assert!(
             table.contains(&format!("`{}:", format.name())),
-            "the README's format table has no session key of {format}"
+            "the format table of docs/importing.md has no session key of {format}"
         );
     }
 }

@@ -69,17 +69,17 @@ def free_port():
 
 
 def readme_recipe():
-    """The Python block of the README that writes Datasette's metadata.json."""
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
-    after = readme.split("writes such a `metadata.json`", 1)
+    """The Python block of docs/python.md that writes Datasette's metadata.json."""
+    page = (Path(__file__).resolve().parents[3] / "docs" / "python.md").read_text()
+    after = page.split("writes such a `metadata.json`", 1)
     if len(after) != 2:
-        raise AssertionError("README.md has no metadata.json recipe")
+        raise AssertionError("docs/python.md has no metadata.json recipe")
     return after[1].split("```python\n", 1)[1].split("```", 1)[0]
 
 
 class DatasetteTest(unittest.TestCase):
     """`plain` is served as it is; `agent` with the metadata.json that the
-    README's recipe writes, hiding every table and allowing a canned search."""
+    recipe of docs/python.md writes, hiding every table and allowing a canned search."""
 
     @classmethod
     def setUpClass(cls):

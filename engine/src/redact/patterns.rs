@@ -1,4 +1,4 @@
-//! The default secret patterns, grouped by family (the README lists the
+//! The default secret patterns, grouped by family (docs/redaction.md lists the
 //! families). Written from the providers' published token formats.
 //!
 //! Each pattern either redacts its whole match or, when it has groups whose
@@ -61,7 +61,7 @@ pub enum Start {
 /// One default pattern.
 #[derive(Debug, Clone, Copy)]
 pub struct Shape {
-    /// The family it belongs to, as the README names it.
+    /// The family it belongs to, as docs/redaction.md names it.
     pub family: &'static str,
     /// A regular expression in the syntax of the `regex` crate.
     pub pattern: &'static str,

@@ -43,7 +43,7 @@
 //! `make bench` on 20 MB of mixed CJK text, unigram + colocated bigram
 //! postings made an index of 0.70× SQLite's `trigram`, unigrams alone a
 //! fraction of that, while phrase queries over unigrams stayed within a few
-//! milliseconds (the README has the figures). Unlike `trigram`, 1- and
+//! milliseconds (docs/benchmarks.md has the figures). Unlike `trigram`, 1- and
 //! 2-character queries work.
 
 mod fold;
