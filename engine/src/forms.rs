@@ -2,7 +2,10 @@
 //! `deployed`, `deploying` and `deployment`, `compilation` finds `compile`.
 //!
 //! Two words are forms of one another when the Snowball English stemmer
-//! (`rust-stemmers`) gives them the same stem. The index is not changed: the
+//! (`rust-stemmers`) gives them the same stem, or when one names who or
+//! what does the other (`linter` and `linting`, `formatter` and `format`,
+//! `parser` and `parse`): Snowball keeps or half-strips that `-er`, so its
+//! root is compared too ([`agent_root`]). The index is not changed: the
 //! candidates are spelled from the word and its stem with English suffixes
 //! (dropping a final `e`, doubling a final consonant, `y` after `i`), the
 //! stemmer keeps those that share the word's stem, and each is then looked
@@ -19,7 +22,8 @@ const SUFFIXES: [&str; 17] = [
     "able", "ize", "ized", "ization",
 ];
 
-/// The most other forms a word gets (the first ones spelled).
+/// The most other forms a word gets per stem it is read with (the first
+/// ones spelled).
 pub const MOST_FORMS: usize = 10;
 
 /// The shortest word, in letters, that gets other forms.
@@ -31,7 +35,7 @@ pub const SHORTEST_WORD: usize = 3;
 const LONGEST_DOUBLING_STEM: usize = 4;
 
 /// The other forms of `word` (a folded token): words with its stem, not
-/// itself, at most [`MOST_FORMS`]; none for a word that is not ASCII
+/// itself, at most [`MOST_FORMS`] per stem; none for a word that is not ASCII
 /// letters or shorter than [`SHORTEST_WORD`].
 pub fn other_forms(word: &str) -> Vec<String> {
     if word.len() < SHORTEST_WORD || !word.bytes().all(|b| b.is_ascii_lowercase()) {
@@ -39,15 +43,23 @@ pub fn other_forms(word: &str) -> Vec<String> {
     }
     let stemmer = Stemmer::create(Algorithm::English);
     let stem = stemmer.stem(word).into_owned();
-    // The stem as it is spelled before a suffix, with a final `e` it lost
+    // The stems a form may have: the word's, and the root of a word that
+    // names who does something (`linter`: `lint`).
+    let root = agent_root(word, &stem);
+    let mut stems = vec![stem.clone()];
+    stems.extend(root.clone());
+    // Each stem (the root first) as it is spelled before a suffix, with a final `e` it lost
     // (`compil`, `compile`), with `y` for the `i` it got (`retri`, `retry`),
     // with its last consonant doubled (`stop`, `stopp`), and the word.
-    let mut bases = vec![stem.clone(), format!("{stem}e")];
-    if let Some(head) = stem.strip_suffix('i') {
-        bases.push(format!("{head}y"));
-    }
-    if stem.len() <= LONGEST_DOUBLING_STEM && ends_consonant_vowel_consonant(&stem) {
-        bases.push(format!("{stem}{}", &stem[stem.len() - 1..]));
+    let mut bases = Vec::new();
+    for stem in stems.iter().rev() {
+        bases.extend([stem.clone(), format!("{stem}e")]);
+        if let Some(head) = stem.strip_suffix('i') {
+            bases.push(format!("{head}y"));
+        }
+        if stem.len() <= LONGEST_DOUBLING_STEM && ends_consonant_vowel_consonant(stem) {
+            bases.push(format!("{stem}{}", &stem[stem.len() - 1..]));
+        }
     }
     bases.push(word.to_owned());
     let mut forms: Vec<String> = Vec::new();
@@ -56,15 +68,38 @@ pub fn other_forms(word: &str) -> Vec<String> {
             let Some(form) = join(base, suffix) else {
                 continue;
             };
-            if form != word && !forms.contains(&form) && stemmer.stem(&form) == stem {
+            let form_stem = stemmer.stem(&form);
+            let related = stems.iter().any(|s| *s == form_stem)
+                || agent_root(&form, &form_stem).is_some_and(|r| r == stem);
+            if form != word && !forms.contains(&form) && related {
                 forms.push(form);
-                if forms.len() == MOST_FORMS {
+                if forms.len() == MOST_FORMS * stems.len() {
                     return forms;
                 }
             }
         }
     }
     forms
+}
+
+/// The root of `word` (whose stem is `stem`) when it names who or what
+/// does something with `-er` (`linter`, `formatters`): the stem without
+/// that `-er`, which Snowball keeps after a short root (`linter`) and takes
+/// off after a longer one (`formatt`), and without the consonant the `-er`
+/// doubled (`format`, `run`). `None` for other words and roots shorter
+/// than [`SHORTEST_WORD`].
+fn agent_root(word: &str, stem: &str) -> Option<String> {
+    if !(word.ends_with("er") || word.ends_with("ers")) {
+        return None;
+    }
+    let mut root = stem.strip_suffix("er").unwrap_or(stem).to_owned();
+    let bytes = root.as_bytes();
+    if let [.., a, b] = bytes {
+        if a == b && !b"aeious".contains(b) {
+            root.pop();
+        }
+    }
+    (root.len() >= SHORTEST_WORD && root != stem).then_some(root)
 }
 
 /// `base` and `suffix` as English spells them together, `None` where it
@@ -139,13 +174,27 @@ mod tests {
     }
 
     #[test]
+    fn who_does_a_thing_and_the_thing_are_forms() {
+        has("linter", &["lint", "linting", "linted"]);
+        has("formatter", &["format", "formatting", "formatted"]);
+        has("parser", &["parse", "parsing"]);
+        has("runner", &["run", "running"]);
+        has("lint", &["linter"]);
+        has("parse", &["parser"]);
+        // A word that only ends like one keeps its own forms.
+        assert!(!other_forms("user").contains(&"us".to_owned()));
+    }
+
+    #[test]
     fn forms_keep_their_stem_and_are_bounded() {
         let stemmer = Stemmer::create(Algorithm::English);
         for word in ["test", "connect", "search", "happy", "use", "organization"] {
             let forms = other_forms(word);
-            assert!(forms.len() <= MOST_FORMS);
+            assert!(forms.len() <= MOST_FORMS * 2);
             for form in &forms {
-                assert_eq!(stemmer.stem(form), stemmer.stem(word), "{word} {form}");
+                let (stem, form_stem) = (stemmer.stem(word), stemmer.stem(form));
+                let names_the_doer = agent_root(form, &form_stem).is_some_and(|r| r == stem);
+                assert!(form_stem == stem || names_the_doer, "{word} {form}");
             }
         }
         // `testimony` is not a form of `test`.

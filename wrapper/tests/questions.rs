@@ -101,6 +101,16 @@ fn other_forms_of_a_word_fill_the_page_below_the_form_typed() {
     assert_eq!(page.results[1].matched, ["compile"]);
     let counted = term(&page, "compile");
     assert_eq!((counted.messages, counted.other_forms), (Some(1), Some(1)));
+    // Who does a thing finds the thing done, and the other way round.
+    let linting = say(&store, key, Role::User, "the linting step is slow", 4);
+    let parser = say(&store, key, Role::User, "the parser rejects tabs", 5);
+    for (query, expected) in [("linter", linting), ("parse", parser)] {
+        let page = search(&store, query, &with(key, Visibility::Tree, 10));
+        assert!(
+            find(&page, expected).is_some_and(|(_, hit)| hit.partial),
+            "{query}: {page:?}"
+        );
+    }
     // Other forms of the other direction, and of an inflection.
     for (query, expected) in [("compilation", typed), ("compiling", typed)] {
         let page = search(&store, query, &with(key, Visibility::Tree, 10));
