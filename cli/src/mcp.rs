@@ -16,6 +16,7 @@ use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
+use session_search::import::resolve_session_key;
 use session_search::timestamp::format_iso8601;
 use session_search::{
     GroupBy, HistoryOptions, ListOptions, MessageRef, Order, Role, SearchOptions, SearchRequest,
@@ -407,9 +408,8 @@ impl Server {
             // caller names it whole: a start could tell of keys it cannot
             // see.
             None => {
-                let key = store
-                    .resolve_session_key(&args.session_key)
-                    .map_err(|e| e.to_string())?;
+                let key =
+                    resolve_session_key(&store, &args.session_key).map_err(|e| e.to_string())?;
                 (key.clone(), (key, Visibility::Own, false))
             }
         };

@@ -8,8 +8,8 @@ use common::import::*;
 use common::{options, search};
 use serde_json::Value;
 use session_search::import::{
-    import_path, origin as origin_of, FileProblem, Format, ImportOptions, ImportReport, Issue,
-    LineIssue, Origin,
+    import_path, origin as origin_of, resolve_session_key, FileProblem, Format, ImportOptions,
+    ImportReport, Issue, LineIssue, Origin,
 };
 use session_search::{Error, IndexingMode, NewSession, SearchOptions, Store, Visibility};
 use std::fs;
@@ -359,7 +359,7 @@ fn codex_agent_message_without_its_twin_in_a_real_rollout() {
         "613a9a68-8816-40b2-a2d4-041ade599da6",
         "codex:613a9a68-8816-40b2-a2d4-041ade599da6",
     ] {
-        assert_eq!(store.resolve_session_key(typed).unwrap(), CPOLAR);
+        assert_eq!(resolve_session_key(&store, typed).unwrap(), CPOLAR);
     }
     let again = import(
         &store,

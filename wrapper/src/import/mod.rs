@@ -183,6 +183,7 @@ mod openclaw;
 mod opencode;
 mod origin;
 mod records;
+mod resolve;
 mod specstory;
 mod writer;
 
@@ -190,6 +191,7 @@ use crate::{Error, IndexingMode, Result, Store};
 use lines::{Line, Lines};
 pub use locations::{default_locations, formats_without_default_location, Location};
 pub use origin::{origin, Origin};
+pub use resolve::resolve_session_key;
 use rusqlite::TransactionBehavior;
 use serde::Serialize;
 use serde_json::Value;
@@ -455,15 +457,32 @@ impl fmt::Display for Format {
 }
 
 impl std::str::FromStr for Format {
-    type Err = Error;
+    type Err = UnknownFormatName;
 
-    fn from_str(name: &str) -> Result<Format> {
+    fn from_str(name: &str) -> std::result::Result<Format, UnknownFormatName> {
         Format::ALL
             .into_iter()
             .find(|format| format.name() == name)
-            .ok_or_else(|| Error::UnknownFormat(name.to_owned()))
+            .ok_or_else(|| UnknownFormatName(name.to_owned()))
     }
 }
+
+/// A transcript format name that is not one the importers know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownFormatName(pub String);
+
+impl fmt::Display for UnknownFormatName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown transcript format {:?}; known formats: {}",
+            self.0,
+            Format::names()
+        )
+    }
+}
+
+impl std::error::Error for UnknownFormatName {}
 
 /// One line format's reading of a file's entries.
 trait Reader {
