@@ -30,10 +30,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use jiff::tz::TimeZone;
 use rusqlite::OptionalExtension;
 use serde::Serialize;
-use session_search::import::{
-    default_locations, import_path, origin, resolve_session_key, FileReport, Format, ImportOptions,
-    ImportReport,
-};
 use session_search::timestamp::{format_iso8601, parse_iso8601};
 use session_search::{
     GroupBy, HistoryOptions, ListOptions, ListResponse, MessageRef, Order, Role, SearchOptions,
@@ -42,6 +38,10 @@ use session_search::{
 use session_search_engine::query::Query;
 use session_search_engine::question::Question;
 use session_search_engine::{history, list, search};
+use session_search_import::{
+    default_locations, import_path, origin, resolve_session_key, FileReport, Format, ImportOptions,
+    ImportReport,
+};
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::ops::Range;

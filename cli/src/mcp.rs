@@ -16,12 +16,12 @@ use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
-use session_search::import::resolve_session_key;
 use session_search::timestamp::format_iso8601;
 use session_search::{
     GroupBy, HistoryOptions, ListOptions, MessageRef, Order, Role, SearchOptions, SearchRequest,
     Store, Visibility,
 };
+use session_search_import::resolve_session_key;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};

@@ -36,7 +36,6 @@ use std::path::Path;
 struct ReadmeExamples;
 
 mod functions;
-pub mod import;
 mod kept;
 mod store;
 pub mod timestamp;
@@ -70,12 +69,12 @@ pub enum Error {
     /// No session has this key.
     #[error("no session with key {0:?}")]
     UnknownSession(String),
-    /// No session key is, or starts with, this text (see
-    /// [`import::resolve_session_key`]).
+    /// No session key is, or starts with, this text (when resolving a key
+    /// as people type one).
     #[error("no session key is or starts with {0:?}")]
     NoSessionMatches(String),
-    /// More than one session key starts with this text (see
-    /// [`import::resolve_session_key`]).
+    /// More than one session key starts with this text (when resolving a
+    /// key as people type one).
     #[error(
         "{prefix:?} starts {count} session keys, such as {}; give more of the key",
         examples.join(", ")
