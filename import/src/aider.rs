@@ -22,8 +22,10 @@
 
 use super::blocks::{text_block, user_message};
 use super::records::{Sessions, TextLines, TextReader};
+use super::registry::Importer;
 use super::writer::{HostMessage, Parent, SessionInfo};
 use super::{directory_name, Issue};
+use super::{Format, Open};
 use session_search::timestamp::parse_iso8601;
 use session_search::{Result, Role};
 use std::io::{self, BufRead};
@@ -237,5 +239,26 @@ impl Aider {
             }
             Ok(())
         })
+    }
+}
+
+/// The importer of Aider's chat histories.
+pub(super) struct AiderImporter;
+
+impl Importer for AiderImporter {
+    fn reads_file_named(&self, name: &str) -> bool {
+        name == FILE_NAME
+    }
+
+    /// A line of the file's first [`super::DETECT_TEXT_BYTES`] that starts a
+    /// run (a history may hold other lines before its first run, which its
+    /// import reports as skipped).
+    fn recognises_text(&self, line: &str, _first: bool) -> bool {
+        recognises(line)
+    }
+
+    fn open(&self, _format: Format, path: &Path) -> Open {
+        let (reader, agent_id) = open(path);
+        Open::Text { reader, agent_id }
     }
 }

@@ -27,10 +27,13 @@
 
 use super::blocks::{text_block, user_message};
 use super::records::{tree_order, Opened, RecordReader, Sessions};
+use super::registry::Importer;
 use super::writer::{HostMessage, Parent, SessionInfo};
 use super::Issue;
+use super::{Format, Open};
 use serde_json::{json, Value};
 use session_search::{Result, Role};
+use std::path::Path;
 
 /// Whether `record` is a conversation of a ChatGPT export.
 pub(super) fn recognises(record: &Value) -> bool {
@@ -200,4 +203,22 @@ fn parts_text(content: &Value) -> String {
         .filter_map(Value::as_str)
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The importer of ChatGPT data exports.
+pub(super) struct ChatGptImporter;
+
+impl Importer for ChatGptImporter {
+    /// Both exports name their conversations so.
+    fn reads_file_named(&self, name: &str) -> bool {
+        name == "conversations.json"
+    }
+
+    fn recognises(&self, record: &Value) -> bool {
+        recognises(record)
+    }
+
+    fn open(&self, _format: Format, _path: &Path) -> Open {
+        Open::Records(open())
+    }
 }

@@ -15,10 +15,13 @@
 
 use super::blocks::{text_block, unix_ms, user_message};
 use super::records::{tree_order, Opened, RecordReader, Sessions};
+use super::registry::Importer;
 use super::writer::{HostMessage, Parent, SessionInfo};
 use super::Issue;
+use super::{Format, Open};
 use serde_json::{json, Value};
 use session_search::{Result, Role};
+use std::path::Path;
 
 /// The parent Claude.ai gives a conversation's first message.
 const ROOT: &str = "00000000-0000-4000-8000-000000000000";
@@ -150,5 +153,23 @@ fn role_and_content(mut message: Value) -> (Role, Vec<Value>) {
         Some("human") => user_message(blocks),
         Some("assistant") => (Role::Assistant, blocks),
         _ => (Role::System, blocks),
+    }
+}
+
+/// The importer of Claude.ai data exports.
+pub(super) struct ClaudeAiImporter;
+
+impl Importer for ClaudeAiImporter {
+    /// Both exports name their conversations so.
+    fn reads_file_named(&self, name: &str) -> bool {
+        name == "conversations.json"
+    }
+
+    fn recognises(&self, record: &Value) -> bool {
+        recognises(record)
+    }
+
+    fn open(&self, _format: Format, _path: &Path) -> Open {
+        Open::Records(open())
     }
 }

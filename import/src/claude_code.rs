@@ -13,8 +13,10 @@
 //! the working directory, `cwd`.
 
 use super::blocks::{text_or_blocks, unix_ms, user_message};
+use super::registry::Importer;
 use super::writer::{HostMessage, Parent, SessionInfo, Writer};
 use super::{directory_name, file_stem, Issue, Opened, Reader};
+use super::{Format, Open};
 use serde_json::Value;
 use session_search::{Result, Role};
 use std::path::Path;
@@ -181,5 +183,26 @@ fn typed_text(content: &Value) -> String {
             .trim()
             .to_owned(),
         _ => String::new(),
+    }
+}
+
+/// The importer of Claude Code session files.
+pub(super) struct ClaudeCodeImporter;
+
+impl Importer for ClaudeCodeImporter {
+    fn reads_file_named(&self, name: &str) -> bool {
+        name.ends_with(".jsonl")
+    }
+
+    fn recognises(&self, entry: &Value) -> bool {
+        recognises(entry)
+    }
+
+    fn open(&self, _format: Format, path: &Path) -> Open {
+        Open::Lines(open(path))
+    }
+
+    fn resume_command(&self, _format: Format, host_id: &str) -> Option<String> {
+        Some(format!("claude --resume {host_id}"))
     }
 }

@@ -53,7 +53,9 @@
 
 use super::blocks::{fingerprint, text_block, text_or_blocks, CONTEXT_BLOCK};
 use super::records::{each_record_of, first_record, Opened, RecordReader, Sessions};
+use super::registry::Importer;
 use super::writer::{HostMessage, Parent, SessionInfo};
+use super::Open;
 use super::{directory_name, Format, Issue};
 use serde_json::{json, Map, Value};
 use session_search::{Result, Role};
@@ -731,6 +733,44 @@ fn user(blocks: Vec<Value>) -> (Role, Vec<Value>) {
         (false, false, false) => Role::System,
     };
     (role, message.blocks)
+}
+
+/// The importer of Cline tasks; Roo Code's and Kilo Code's, which write
+/// the same, are its [`MemberImporter`].
+pub(super) struct ClineImporter;
+
+impl Importer for ClineImporter {
+    /// The task's other files are read beside it.
+    fn reads_file_named(&self, name: &str) -> bool {
+        name == FILE_NAME
+    }
+
+    /// Roo Code's and Kilo Code's too (see [`member`]).
+    fn recognises(&self, record: &Value) -> bool {
+        recognises(record)
+    }
+
+    fn member(&self, path: &Path) -> Option<Format> {
+        Some(member(path))
+    }
+
+    fn open(&self, format: Format, path: &Path) -> Open {
+        Open::Records(open(path, format))
+    }
+}
+
+/// The importer of Roo Code's and Kilo Code's tasks, which
+/// [`ClineImporter`] recognises (see [`member`]).
+pub(super) struct MemberImporter;
+
+impl Importer for MemberImporter {
+    fn reads_file_named(&self, name: &str) -> bool {
+        name == FILE_NAME
+    }
+
+    fn open(&self, format: Format, path: &Path) -> Open {
+        Open::Records(open(path, format))
+    }
 }
 
 #[cfg(test)]

@@ -24,8 +24,10 @@
 //! with `id` and `timestamp`, then bare items) are read too.
 
 use super::blocks::{text_block, unix_ms, user_message};
+use super::registry::Importer;
 use super::writer::{HostMessage, Parent, SessionInfo, Writer};
 use super::{file_stem, quiet, Issue, Opened, Reader};
+use super::{Format, Open};
 use serde_json::{json, Value};
 use session_search::{Result, Role};
 use std::path::Path;
@@ -423,5 +425,32 @@ fn text_as_text_block(block: Value) -> Value {
             text_block(block["text"].as_str().unwrap_or_default())
         }
         _ => block,
+    }
+}
+
+/// The importer of Codex CLI rollouts.
+pub(super) struct CodexImporter;
+
+impl Importer for CodexImporter {
+    fn reads_file_named(&self, name: &str) -> bool {
+        name.ends_with(".jsonl")
+    }
+
+    fn recognises(&self, entry: &Value) -> bool {
+        recognises(entry)
+    }
+
+    fn open(&self, _format: Format, path: &Path) -> Open {
+        Open::Lines(open(path))
+    }
+
+    fn resume_command(&self, _format: Format, host_id: &str) -> Option<String> {
+        Some(format!("codex resume {host_id}"))
+    }
+
+    /// An answer that only an `agent_message` event holds is stored once
+    /// the file is quiet.
+    fn waits_for_quiet(&self) -> bool {
+        true
     }
 }

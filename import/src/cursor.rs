@@ -28,12 +28,15 @@
 use super::blocks::{text_block, unix_ms, user_message};
 use super::database::{self, DatabaseReader};
 use super::records::Sessions;
+use super::registry::Importer;
 use super::writer::{HostMessage, Parent, SessionInfo, Writer};
 use super::Issue;
+use super::{Format, Open};
 use rusqlite::{Connection, OptionalExtension};
 use serde_json::{json, Value};
 use session_search::{Result, Role};
 use std::collections::HashMap;
+use std::path::Path;
 
 /// The database's file name.
 pub(super) const DATABASE_NAME: &str = "state.vscdb";
@@ -402,4 +405,21 @@ fn tool(data: &mut Value) -> Vec<Value> {
         }));
     }
     blocks
+}
+
+/// The importer of Cursor's chat databases.
+pub(super) struct CursorImporter;
+
+impl Importer for CursorImporter {
+    fn reads_file_named(&self, name: &str) -> bool {
+        name == DATABASE_NAME
+    }
+
+    fn recognises_database(&self, db: &Connection) -> bool {
+        recognises_database(db)
+    }
+
+    fn open(&self, _format: Format, _path: &Path) -> Open {
+        Open::Database(open())
+    }
 }

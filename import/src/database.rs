@@ -6,7 +6,7 @@
 //! [`Sessions`].
 
 use super::records::Sessions;
-use super::{cursor, hermes, opencode, Format};
+use super::Format;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use session_search::Result;
 use std::fs::File;
@@ -66,17 +66,9 @@ pub(super) fn open_read_only(path: &Path) -> rusqlite::Result<Connection> {
 /// The format of the database at `path`, from the tables it has.
 pub(super) fn detect(path: &Path) -> Option<Format> {
     let db = open_read_only(path).ok()?;
-    if hermes::recognises_database(&db) {
-        return Some(Format::Hermes);
-    }
-    if cursor::recognises_database(&db) {
-        return Some(Format::Cursor);
-    }
-    // Kilo's too (see [`opencode::member`]).
-    if opencode::recognises_database(&db) {
-        return Some(Format::OpenCode);
-    }
-    None
+    Format::ALL
+        .into_iter()
+        .find(|format| format.importer().recognises_database(&db))
 }
 
 /// Whether `db` has the table `table`.

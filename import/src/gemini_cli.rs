@@ -24,11 +24,14 @@
 
 use super::blocks::{text_block, unix_ms, user_message, CONTEXT_BLOCK};
 use super::records::{Opened, RecordReader, Sessions};
+use super::registry::Importer;
 use super::writer::{HostMessage, Parent, SessionInfo};
 use super::Issue;
+use super::{Format, Open};
 use serde_json::{json, Value};
 use session_search::{Result, Role};
 use std::collections::HashMap;
+use std::path::Path;
 
 /// Whether `record` is a Gemini CLI session, or the header of one.
 pub(super) fn recognises(record: &Value) -> bool {
@@ -226,4 +229,22 @@ fn parts(content: Value) -> Vec<Value> {
             Some(json!({"type": kind, "part": value.take()}))
         })
         .collect()
+}
+
+/// The importer of Gemini CLI sessions.
+pub(super) struct GeminiCliImporter;
+
+impl Importer for GeminiCliImporter {
+    /// `chats/session-<time>-<id>.json`, or `.jsonl` in newer versions.
+    fn reads_file_named(&self, name: &str) -> bool {
+        name.ends_with(".jsonl") || (name.starts_with("session-") && name.ends_with(".json"))
+    }
+
+    fn recognises(&self, record: &Value) -> bool {
+        recognises(record)
+    }
+
+    fn open(&self, _format: Format, _path: &Path) -> Open {
+        Open::Records(open())
+    }
 }

@@ -54,8 +54,10 @@
 use super::blocks::{fingerprint, text_block, unix_ms, user_message};
 use super::database::{self, DatabaseReader};
 use super::records::{self, RecordReader, Sessions};
+use super::registry::Importer;
 use super::writer::{HostMessage, Parent, SessionInfo, Writer};
 use super::{directory_name, file_stem, Issue, Opened, Reader};
+use super::{Format, Open};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OptionalExtension};
 use serde_json::{json, Value};
@@ -612,6 +614,40 @@ fn in_database(store: &Store, id: &str) -> Result<bool> {
         )
         .optional()?;
     Ok(found.is_some())
+}
+
+/// The importer of Hermes Agent's session store, session logs and gateway
+/// transcripts.
+pub(super) struct HermesImporter;
+
+impl Importer for HermesImporter {
+    /// `state.db`, `sessions/session_<id>.json` and `sessions/<id>.jsonl`.
+    fn reads_file_named(&self, name: &str) -> bool {
+        reads_file_named(name)
+    }
+
+    /// Its session logs and gateway transcripts.
+    fn recognises(&self, record: &Value) -> bool {
+        recognises(record)
+    }
+
+    fn recognises_database(&self, db: &Connection) -> bool {
+        recognises_database(db)
+    }
+
+    fn open(&self, _format: Format, path: &Path) -> Open {
+        if database::is_database(path).unwrap_or(false) {
+            Open::Database(open_database(path))
+        } else if is_transcript_name(&path.to_string_lossy()) {
+            Open::Lines(open_transcript(path))
+        } else {
+            Open::Records(open_log(path))
+        }
+    }
+
+    fn resume_command(&self, _format: Format, host_id: &str) -> Option<String> {
+        Some(format!("hermes --resume {host_id}"))
+    }
 }
 
 #[cfg(test)]

@@ -185,6 +185,7 @@ mod openclaw;
 mod opencode;
 mod origin;
 mod records;
+mod registry;
 mod resolve;
 mod specstory;
 mod writer;
@@ -192,6 +193,7 @@ mod writer;
 use lines::{Line, Lines};
 pub use locations::{default_locations, formats_without_default_location, Location};
 pub use origin::{origin, Origin};
+use registry::{registered, Importer};
 pub use resolve::resolve_session_key;
 use rusqlite::TransactionBehavior;
 use serde::Serialize;
@@ -224,85 +226,50 @@ pub const QUIET_TIME: Duration = Duration::from_millis(300);
 const RECONCILE_ROWS: i64 = 5000;
 
 /// A transcript format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
     /// Claude Code session files.
-    #[serde(rename = "claude-code")]
     ClaudeCode,
     /// OpenClaw and pi-agent session files.
-    #[serde(rename = "openclaw")]
     OpenClaw,
     /// Codex CLI rollout files.
-    #[serde(rename = "codex")]
     Codex,
     /// ChatGPT data exports (`conversations.json`).
-    #[serde(rename = "chatgpt")]
     ChatGpt,
     /// Claude.ai data exports (`conversations.json`).
-    #[serde(rename = "claude-ai")]
     ClaudeAi,
     /// Gemini CLI sessions.
-    #[serde(rename = "gemini-cli")]
     GeminiCli,
     /// Aider chat histories (`.aider.chat.history.md`).
-    #[serde(rename = "aider")]
     Aider,
     /// Hermes Agent's session store (`state.db`), session logs
     /// (`session_<id>.json`) and gateway transcripts (`<id>.jsonl`).
-    #[serde(rename = "hermes")]
     Hermes,
     /// Cursor's chat databases (`state.vscdb`).
-    #[serde(rename = "cursor")]
     Cursor,
     /// SpecStory's Markdown exports of chats (`.specstory/history/*.md`).
-    #[serde(rename = "specstory")]
     SpecStory,
     /// OpenCode sessions: its database (`opencode.db`) and its older JSON
     /// storage (`storage/session/<project>/ses_*.json`, with their messages
     /// and parts beside them).
-    #[serde(rename = "opencode")]
     OpenCode,
     /// Kilo's sessions, as its CLI (a fork of OpenCode) and the editor
     /// extension built on it keep them: `kilo.db`, or a JSON storage like
     /// OpenCode's.
-    #[serde(rename = "kilo")]
     Kilo,
     /// Cline tasks (`tasks/<id>/api_conversation_history.json`).
-    #[serde(rename = "cline")]
     Cline,
     /// Roo Code tasks (`tasks/<id>/api_conversation_history.json`).
-    #[serde(rename = "roo-code")]
     RooCode,
     /// Kilo Code tasks, as its VS Code extension kept them before its CLI
     /// (`tasks/<id>/api_conversation_history.json`).
-    #[serde(rename = "kilo-code")]
     KiloCode,
 }
 
 impl Format {
-    /// Every format, in the order files are tested against them.
-    pub const ALL: [Format; 15] = [
-        Format::OpenClaw,
-        Format::Codex,
-        Format::ChatGpt,
-        Format::ClaudeAi,
-        // Before Claude Code, whose entries also carry a `sessionId`.
-        Format::GeminiCli,
-        Format::Hermes,
-        Format::ClaudeCode,
-        Format::Aider,
-        Format::Cursor,
-        Format::SpecStory,
-        // The two write one format; where a file is tells which (see
-        // [`detect`]).
-        Format::OpenCode,
-        Format::Kilo,
-        // The three write one format; the folder a task is in tells which
-        // (see [`detect`]).
-        Format::Cline,
-        Format::RooCode,
-        Format::KiloCode,
-    ];
+    /// Every format, in the order files are tested against them (the
+    /// importers' registry).
+    pub const ALL: [Format; 15] = registry::FORMATS;
 
     /// The name of every format, in [`Format::ALL`]'s order, as a list for
     /// people: `claude-code, openclaw, …`.
@@ -313,23 +280,7 @@ impl Format {
 
     /// The name used in session keys and on the command line.
     pub fn name(self) -> &'static str {
-        match self {
-            Format::ClaudeCode => "claude-code",
-            Format::OpenClaw => "openclaw",
-            Format::Codex => "codex",
-            Format::ChatGpt => "chatgpt",
-            Format::ClaudeAi => "claude-ai",
-            Format::GeminiCli => "gemini-cli",
-            Format::Aider => "aider",
-            Format::Hermes => "hermes",
-            Format::Cursor => "cursor",
-            Format::SpecStory => "specstory",
-            Format::OpenCode => "opencode",
-            Format::Kilo => "kilo",
-            Format::Cline => "cline",
-            Format::RooCode => "roo-code",
-            Format::KiloCode => "kilo-code",
-        }
+        registered(self).name
     }
 
     /// Whether its importer holds back what ends a file until the file has
@@ -337,106 +288,47 @@ impl Format {
     /// holds): a program that follows transcripts must read such a file
     /// again once it is quiet, even if it has not changed.
     pub fn waits_for_quiet(self) -> bool {
-        self == Format::Codex
+        self.importer().waits_for_quiet()
     }
 
     /// Whether a directory import reads a file named `name` to see if it
     /// is of this format (its content decides, see [`is_transcript_name`]).
     pub fn reads_file_named(self, name: &str) -> bool {
-        match self {
-            Format::ClaudeCode | Format::Codex => name.ends_with(".jsonl"),
-            // An archive of a session keeps its header (see
-            // [`is_transcript_name`]).
-            Format::OpenClaw => {
-                name.ends_with(".jsonl")
-                    || [".jsonl.reset.", ".jsonl.deleted."]
-                        .iter()
-                        .any(|archive| name.contains(archive))
-            }
-            // Both exports name their conversations so.
-            Format::ChatGpt | Format::ClaudeAi => name == "conversations.json",
-            // `chats/session-<time>-<id>.json`, or `.jsonl` in newer versions.
-            Format::GeminiCli => {
-                name.ends_with(".jsonl")
-                    || (name.starts_with("session-") && name.ends_with(".json"))
-            }
-            Format::Aider => name == aider::FILE_NAME,
-            // `state.db`, `sessions/session_<id>.json` and `sessions/<id>.jsonl`.
-            Format::Hermes => hermes::reads_file_named(name),
-            Format::Cursor => name == cursor::DATABASE_NAME,
-            Format::SpecStory => specstory::reads_file_named(name),
-            // `ses_*.json` in the storage, and the databases.
-            Format::OpenCode | Format::Kilo => opencode::reads_file_named(name),
-            // The task's other files are read beside it.
-            Format::Cline | Format::RooCode | Format::KiloCode => name == cline::FILE_NAME,
-        }
+        self.importer().reads_file_named(name)
     }
 
-    /// The format whose entries (or records) look like `entry`.
+    /// Its importer.
+    fn importer(self) -> &'static dyn Importer {
+        registered(self).importer
+    }
+
+    /// The format whose entries (or records) look like `entry`: Markdown
+    /// and databases are recognised otherwise (see [`detect`]), and the
+    /// members of a family by the place of what their family's first
+    /// recognises.
     fn recognise(entry: &Value) -> Option<Format> {
-        Format::ALL.into_iter().find(|format| match format {
-            Format::ClaudeCode => claude_code::recognises(entry),
-            Format::OpenClaw => openclaw::recognises(entry),
-            Format::Codex => codex::recognises(entry),
-            Format::ChatGpt => chatgpt::recognises(entry),
-            Format::ClaudeAi => claude_ai::recognises(entry),
-            Format::GeminiCli => gemini_cli::recognises(entry),
-            // Its session logs and gateway transcripts; its database is
-            // recognised by its tables.
-            Format::Hermes => hermes::recognises(entry),
-            Format::OpenCode => opencode::recognises(entry),
-            Format::Cline => cline::recognises(entry),
-            // Markdown, recognised by its first line, and databases, by
-            // their tables (see [`detect`]); Roo Code and Kilo Code, by the
-            // folder of what Cline's recognises, Kilo by that of what
-            // OpenCode's recognises.
-            Format::Aider
-            | Format::SpecStory
-            | Format::Cursor
-            | Format::RooCode
-            | Format::KiloCode
-            | Format::Kilo => false,
-        })
+        Format::ALL
+            .into_iter()
+            .find(|format| format.importer().recognises(entry))
     }
 
     /// A reader for the file at `path`.
     fn open(self, path: &Path) -> Open {
-        match self {
-            Format::ClaudeCode => Open::Lines(claude_code::open(path)),
-            Format::OpenClaw => Open::Lines(openclaw::open(path)),
-            Format::Codex => Open::Lines(codex::open(path)),
-            Format::ChatGpt => Open::Records(chatgpt::open()),
-            Format::ClaudeAi => Open::Records(claude_ai::open()),
-            Format::GeminiCli => Open::Records(gemini_cli::open()),
-            Format::OpenCode | Format::Kilo if database::is_database(path).unwrap_or(false) => {
-                Open::Database(opencode::open_database(self))
-            }
-            Format::OpenCode | Format::Kilo => Open::Records(opencode::open(path, self)),
-            Format::Aider => {
-                let (reader, agent_id) = aider::open(path);
-                Open::Text { reader, agent_id }
-            }
-            Format::SpecStory => {
-                let (reader, agent_id) = specstory::open(path);
-                Open::Text { reader, agent_id }
-            }
-            Format::Hermes if database::is_database(path).unwrap_or(false) => {
-                Open::Database(hermes::open_database(path))
-            }
-            Format::Hermes if hermes::is_transcript_name(&path.to_string_lossy()) => {
-                Open::Lines(hermes::open_transcript(path))
-            }
-            Format::Hermes => Open::Records(hermes::open_log(path)),
-            Format::Cursor => Open::Database(cursor::open()),
-            Format::Cline | Format::RooCode | Format::KiloCode => {
-                Open::Records(cline::open(path, self))
-            }
-        }
+        self.importer().open(self, path)
+    }
+}
+
+impl Serialize for Format {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
     }
 }
 
 /// How a format reads its files.
-enum Open {
+pub(crate) enum Open {
     /// Line by line (JSONL), one session per file.
     Lines(Opened),
     /// As JSON records (a document, or a stream of them), any number of
@@ -869,10 +761,8 @@ pub fn is_transcript_name(path: &Path) -> bool {
         return false;
     };
     Format::ALL.into_iter().any(|format| {
-        format.reads_file_named(name)
-            // OpenCode keeps other files named after sessions too
-            // (`session_diff/`, `todo/`, `session_share/`).
-            && (!matches!(format, Format::OpenCode | Format::Kilo) || opencode::reads_path(path))
+        let importer = format.importer();
+        importer.reads_file_named(name) && importer.reads_path(path)
     })
 }
 
@@ -947,11 +837,7 @@ fn detect(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<Format>>
         true => database::detect(path),
         false => detect_content(path, max_line_bytes)?,
     };
-    Ok(detected.map(|format| match format {
-        Format::Cline => cline::member(path),
-        Format::OpenCode => opencode::member(path),
-        format => format,
-    }))
+    Ok(detected.map(|format| format.importer().member(path).unwrap_or(format)))
 }
 
 /// [`detect`] by content alone.
@@ -992,11 +878,11 @@ fn detect_text(path: &Path, max_line_bytes: usize) -> std::io::Result<Option<For
             continue;
         }
         let text = String::from_utf8_lossy(&bytes);
-        if first && specstory::recognises(&text) {
-            return Ok(Some(Format::SpecStory));
-        }
-        if aider::recognises(&text) {
-            return Ok(Some(Format::Aider));
+        let recognised = Format::ALL
+            .into_iter()
+            .find(|format| format.importer().recognises_text(&text, first));
+        if recognised.is_some() {
+            return Ok(recognised);
         }
         first = false;
     }

@@ -9,8 +9,10 @@
 //! counted by type and lets messages hang from its parent.
 
 use super::blocks::{text_block, text_or_blocks, unix_ms, user_message};
+use super::registry::Importer;
 use super::writer::{HostMessage, Parent, SessionInfo, Writer};
 use super::{directory_name, file_stem, Issue, Opened, Reader};
+use super::{Format, Open};
 use serde_json::Value;
 use session_search::{Result, Role};
 use std::path::Path;
@@ -166,4 +168,26 @@ fn role_and_content(mut message: Value) -> Result<(Role, Vec<Value>), String> {
         "" => return Err("no role".into()),
         _ => (Role::System, content(&mut message)?),
     })
+}
+
+/// The importer of OpenClaw and pi-agent session files.
+pub(super) struct OpenClawImporter;
+
+impl Importer for OpenClawImporter {
+    /// `*.jsonl`; an archive of a session keeps its header (see
+    /// [`super::is_transcript_name`]).
+    fn reads_file_named(&self, name: &str) -> bool {
+        name.ends_with(".jsonl")
+            || [".jsonl.reset.", ".jsonl.deleted."]
+                .iter()
+                .any(|archive| name.contains(archive))
+    }
+
+    fn recognises(&self, entry: &Value) -> bool {
+        recognises(entry)
+    }
+
+    fn open(&self, _format: Format, path: &Path) -> Open {
+        Open::Lines(open(path))
+    }
 }

@@ -77,7 +77,9 @@
 use super::blocks::{unix_ms, user_message, CONTEXT_BLOCK};
 use super::database::{self, DatabaseReader};
 use super::records::{Opened, RecordReader, Sessions};
+use super::registry::Importer;
 use super::writer::{HostMessage, Parent, SessionInfo};
+use super::Open;
 use super::{Format, Issue};
 use rusqlite::Connection;
 use serde_json::{json, Value};
@@ -648,5 +650,76 @@ fn role_and_content(info: &Value, parts: Vec<Value>) -> (Role, Vec<Value>) {
         Some("assistant") if info["summary"] == true => (Role::System, blocks),
         Some("assistant") => (Role::Assistant, blocks),
         _ => (Role::System, blocks),
+    }
+}
+
+/// The importer of OpenCode's database and JSON storage; Kilo's, a fork
+/// that writes the same, is its [`KiloImporter`].
+pub(super) struct OpenCodeImporter;
+
+impl Importer for OpenCodeImporter {
+    /// `ses_*.json` in the storage, and the databases.
+    fn reads_file_named(&self, name: &str) -> bool {
+        reads_file_named(name)
+    }
+
+    /// OpenCode keeps other files named after sessions too
+    /// (`session_diff/`, `todo/`, `session_share/`).
+    fn reads_path(&self, path: &Path) -> bool {
+        reads_path(path)
+    }
+
+    /// Kilo's too (see [`member`]).
+    fn recognises(&self, record: &Value) -> bool {
+        recognises(record)
+    }
+
+    /// Kilo's too (see [`member`]).
+    fn recognises_database(&self, db: &Connection) -> bool {
+        recognises_database(db)
+    }
+
+    fn member(&self, path: &Path) -> Option<Format> {
+        Some(member(path))
+    }
+
+    fn open(&self, format: Format, path: &Path) -> Open {
+        open_either(format, path)
+    }
+
+    /// Run in the session's working directory.
+    fn resume_command(&self, format: Format, host_id: &str) -> Option<String> {
+        Some(format!("{format} --session {host_id}"))
+    }
+}
+
+/// The importer of Kilo's sessions, which [`OpenCodeImporter`] recognises
+/// (see [`member`]).
+pub(super) struct KiloImporter;
+
+impl Importer for KiloImporter {
+    fn reads_file_named(&self, name: &str) -> bool {
+        reads_file_named(name)
+    }
+
+    fn reads_path(&self, path: &Path) -> bool {
+        reads_path(path)
+    }
+
+    fn open(&self, format: Format, path: &Path) -> Open {
+        open_either(format, path)
+    }
+
+    fn resume_command(&self, format: Format, host_id: &str) -> Option<String> {
+        Some(format!("{format} --session {host_id}"))
+    }
+}
+
+/// A reader of the file at `path`, a database or a session file, as
+/// `format` (OpenCode's or Kilo's).
+fn open_either(format: Format, path: &Path) -> Open {
+    match database::is_database(path).unwrap_or(false) {
+        true => Open::Database(open_database(format)),
+        false => Open::Records(open(path, format)),
     }
 }

@@ -25,23 +25,9 @@ impl Origin {
     /// `opencode --session <id>` (run in [`Origin::cwd`] too), `kilo
     /// --session <id>`.
     pub fn resume_command(&self) -> Option<String> {
-        match self.format {
-            Format::ClaudeCode => Some(format!("claude --resume {}", self.host_id)),
-            Format::Codex => Some(format!("codex resume {}", self.host_id)),
-            Format::Hermes => Some(format!("hermes --resume {}", self.host_id)),
-            Format::OpenCode => Some(format!("opencode --session {}", self.host_id)),
-            Format::Kilo => Some(format!("kilo --session {}", self.host_id)),
-            Format::OpenClaw
-            | Format::ChatGpt
-            | Format::ClaudeAi
-            | Format::GeminiCli
-            | Format::Aider
-            | Format::Cursor
-            | Format::SpecStory
-            | Format::Cline
-            | Format::RooCode
-            | Format::KiloCode => None,
-        }
+        self.format
+            .importer()
+            .resume_command(self.format, &self.host_id)
     }
 }
 

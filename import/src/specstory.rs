@@ -30,7 +30,9 @@
 
 use super::blocks::{text_block, user_message};
 use super::records::{Sessions, TextLines, TextReader};
+use super::registry::Importer;
 use super::writer::{HostMessage, Parent, SessionInfo};
+use super::{Format, Open};
 use serde_json::{json, Value};
 use session_search::timestamp::parse_iso8601;
 use session_search::{Result, Role};
@@ -348,6 +350,25 @@ impl SpecStory {
             }
             Ok(())
         })
+    }
+}
+
+/// The importer of SpecStory's Markdown exports.
+pub(super) struct SpecStoryImporter;
+
+impl Importer for SpecStoryImporter {
+    fn reads_file_named(&self, name: &str) -> bool {
+        reads_file_named(name)
+    }
+
+    /// The first line that is not blank starts an export.
+    fn recognises_text(&self, line: &str, first: bool) -> bool {
+        first && recognises(line)
+    }
+
+    fn open(&self, _format: Format, path: &Path) -> Open {
+        let (reader, agent_id) = open(path);
+        Open::Text { reader, agent_id }
     }
 }
 
