@@ -12,7 +12,7 @@
 //! with the first session by key as the nominal caller); a narrower
 //! `--visibility` needs `--caller`. `history <session>` without `--caller`
 //! reads the session as itself. Wherever a session key is asked for, a
-//! unique start of one will do ([`Store::resolve_session_key`]).
+//! unique start of one will do ([`resolve_session_key`]).
 //!
 //! For people: times in the local time zone (`--utc`: UTC), each session's
 //! working directory and resume command when its importer recorded them,
@@ -30,9 +30,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use jiff::tz::TimeZone;
 use rusqlite::OptionalExtension;
 use serde::Serialize;
-use session_search::import::{
-    default_locations, import_path, origin, FileReport, Format, ImportOptions, ImportReport,
-};
 use session_search::timestamp::{format_iso8601, parse_iso8601};
 use session_search::{
     GroupBy, HistoryOptions, ListOptions, ListResponse, MessageRef, Order, Role, SearchOptions,
@@ -41,6 +38,10 @@ use session_search::{
 use session_search_engine::query::Query;
 use session_search_engine::question::Question;
 use session_search_engine::{history, list, search};
+use session_search_import::{
+    default_locations, import_path, origin, resolve_session_key, FileReport, Format, ImportOptions,
+    ImportReport,
+};
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::ops::Range;
@@ -880,7 +881,7 @@ fn viewer(
 ) -> Result<(String, Visibility), Failure> {
     match (caller, visibility) {
         (Some(caller), v) => Ok((
-            store.resolve_session_key(caller)?,
+            resolve_session_key(store, caller)?,
             v.map_or(Visibility::Tree, Visibility::from),
         )),
         (None, None | Some(VisibilityArg::All)) => Ok((first_session(store)?, Visibility::All)),
@@ -900,7 +901,7 @@ fn search(
     let sessions = args
         .sessions
         .iter()
-        .map(|text| store.resolve_session_key(text))
+        .map(|text| resolve_session_key(store, text))
         .collect::<Result<Vec<_>, _>>()?;
     let options = SearchOptions {
         caller: Some(caller),
@@ -1093,10 +1094,10 @@ fn history(
     human: &Human,
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
-    let session = store.resolve_session_key(&args.session)?;
+    let session = resolve_session_key(store, &args.session)?;
     let (caller, visibility) = match &args.caller {
         Some(caller) => (
-            store.resolve_session_key(caller)?,
+            resolve_session_key(store, caller)?,
             args.visibility.map_or(Visibility::Tree, Visibility::from),
         ),
         None => (

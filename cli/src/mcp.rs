@@ -21,6 +21,7 @@ use session_search::{
     GroupBy, HistoryOptions, ListOptions, MessageRef, Order, Role, SearchOptions, SearchRequest,
     Store, Visibility,
 };
+use session_search_import::resolve_session_key;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
@@ -407,9 +408,8 @@ impl Server {
             // caller names it whole: a start could tell of keys it cannot
             // see.
             None => {
-                let key = store
-                    .resolve_session_key(&args.session_key)
-                    .map_err(|e| e.to_string())?;
+                let key =
+                    resolve_session_key(&store, &args.session_key).map_err(|e| e.to_string())?;
                 (key.clone(), (key, Visibility::Own, false))
             }
         };

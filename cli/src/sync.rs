@@ -6,7 +6,7 @@
 //! (`sql/sync.sql`), and imports only the files that changed. A transcript
 //! whose session is spread over other files too (an OpenCode session file,
 //! whose messages are files of their own: see
-//! [`session_search::import::companion_files`]; a database, whose tool
+//! [`session_search_import::companion_files`]; a database, whose tool
 //! writes its write-ahead log `<name>-wal` while it has it open) is stamped
 //! with them: its size is theirs summed, its time the latest, so a new
 //! message, or an answer finished, makes the session read again. A changed file
@@ -28,11 +28,11 @@
 use crate::Failure;
 use notify::event::ModifyKind;
 use notify::{Event, EventKind, RecursiveMode, Watcher};
-use session_search::import::{
+use session_search::Store;
+use session_search_import::{
     companion_files, default_locations, find_transcripts, formats_without_default_location,
     import_files, Format, ImportOptions, ImportReport, Location, QUIET_TIME,
 };
-use session_search::Store;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::fs::Metadata;

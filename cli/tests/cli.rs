@@ -179,7 +179,7 @@ fn import_problems() {
     assert!(
         out.contains(&format!(
             "No transcripts of a known format ({}) found in",
-            session_search::import::Format::names()
+            session_search_import::Format::names()
         )),
         "{out}"
     );
@@ -200,7 +200,7 @@ fn import_problems() {
     assert!(stderr.contains("'claude'"), "{stderr}");
     // The error and the help name every format the importers read.
     let help = ok(&db, &["import", "--help"]);
-    for format in session_search::import::Format::ALL.map(|format| format.name()) {
+    for format in session_search_import::Format::ALL.map(|format| format.name()) {
         assert!(stderr.contains(format), "{format}: {stderr}");
         assert!(help.contains(format), "{format}: {help}");
     }

@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use session_search::import::{import_path, is_transcript_name, Format, ImportOptions};
+use session_search_import::{import_path, is_transcript_name, Format, ImportOptions};
 use session_search::Store;
 use std::path::PathBuf;
 

@@ -41,7 +41,6 @@ struct ReadmeExamples;
 struct RustGuideExamples;
 
 mod functions;
-pub mod import;
 mod kept;
 mod store;
 pub mod timestamp;
@@ -75,12 +74,12 @@ pub enum Error {
     /// No session has this key.
     #[error("no session with key {0:?}")]
     UnknownSession(String),
-    /// No session key is, or starts with, this text (see
-    /// [`Store::resolve_session_key`]).
+    /// No session key is, or starts with, this text (when resolving a key
+    /// as people type one).
     #[error("no session key is or starts with {0:?}")]
     NoSessionMatches(String),
-    /// More than one session key starts with this text (see
-    /// [`Store::resolve_session_key`]).
+    /// More than one session key starts with this text (when resolving a
+    /// key as people type one).
     #[error(
         "{prefix:?} starts {count} session keys, such as {}; give more of the key",
         examples.join(", ")
@@ -116,12 +115,6 @@ pub enum Error {
         "{0:?} is not an ISO 8601 date or date-time such as 2025-01-31 or 2025-01-31T12:00:00Z"
     )]
     InvalidTimestamp(String),
-    /// A transcript format name is not one the importers know.
-    #[error(
-        "unknown transcript format {0:?}; known formats: {known}",
-        known = crate::import::Format::names()
-    )]
-    UnknownFormat(String),
     /// A file or directory could not be read.
     #[error("cannot read {}: {source}", path.display())]
     Io {

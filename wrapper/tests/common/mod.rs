@@ -3,8 +3,6 @@
 
 #![allow(dead_code)]
 
-pub mod import;
-
 use session_search::{
     Error, HistoryOptions, HistoryResponse, NewMessage, NewSession, Role, SearchOptions,
     SearchRequest, SearchResponse, Store, Visibility,
