@@ -1,30 +1,20 @@
-//! The engine's [`Connection`] over SQLite's loadable-extension API: the
-//! routines table SQLite hands to the entry point. sqlite-loadable covers
-//! registration; running statements from inside a function needs a few more
-//! routines (errmsg, column_count, bind_*), which are called from the table
-//! directly.
+//! The engine's [`Connection`] over a raw SQLite handle, calling SQLite
+//! through a [`Routines`] table.
 
 use crate::kept::{KeptStatements, KEEPER_TABLE};
+use crate::{sqlite3, sqlite3_context, sqlite3_stmt, sqlite3_vfs, Routines};
 use session_search_engine::db::{Connection, Held, ReadHold, SqlError, Value, HOLD_READ_SQL};
 use session_search_engine::drain;
-use session_search_engine::fts5::{Fts5Api, Routines};
-use sqlite3ext_sys::{
-    sqlite3, sqlite3_api_routines, sqlite3_context, sqlite3_stmt, sqlite3_value, sqlite3_vfs,
-    SQLITE_FCNTL_VFS_POINTER,
-};
+use session_search_engine::fts5::Fts5Api;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::ptr::{null, null_mut};
-use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::Arc;
 
 const SQLITE_OK: c_int = 0;
 const SQLITE_ROW: c_int = 100;
 const SQLITE_DONE: c_int = 101;
-const SQLITE_INTEGER: c_int = 1;
-const SQLITE_FLOAT: c_int = 2;
-const SQLITE_TEXT: c_int = 3;
-const SQLITE_BLOB: c_int = 4;
 const SQLITE_OPEN_READWRITE: c_int = 2;
+const SQLITE_FCNTL_VFS_POINTER: c_int = 27;
 
 /// `SQLITE_TRANSIENT`: SQLite copies bound text and blobs.
 fn transient() -> Option<unsafe extern "C" fn(*mut c_void)> {
@@ -33,190 +23,96 @@ fn transient() -> Option<unsafe extern "C" fn(*mut c_void)> {
     Some(unsafe { std::mem::transmute::<isize, unsafe extern "C" fn(*mut c_void)>(-1) })
 }
 
-/// The routines table of the one SQLite library this copy of the extension
-/// serves. sqlite-loadable keeps the table in a process-wide global too, and
-/// the kept statements, drains and registered callbacks all call through it,
-/// so connections of a second library in the same process (another copy of
-/// SQLite, with its own heap and locks) would run on the first one's
-/// routines and corrupt both.
-static ROUTINES: AtomicPtr<sqlite3_api_routines> = AtomicPtr::new(null_mut());
-
-/// Records the routines table passed to the entry point, unless a table of
-/// another SQLite library was recorded before: each library passes the same
-/// table, its own, to every load.
-///
-/// # Errors
-///
-/// The message to report when another library's table is recorded.
-pub fn claim_routines(routines: *mut sqlite3_api_routines) -> Result<(), &'static str> {
-    match ROUTINES.compare_exchange(null_mut(), routines, Ordering::AcqRel, Ordering::Acquire) {
-        Ok(_) => Ok(()),
-        Err(recorded) if recorded == routines => Ok(()),
-        Err(_) => Err(ANOTHER_LIBRARY),
-    }
-}
-
-/// Why a load into a second SQLite library is refused.
-const ANOTHER_LIBRARY: &str = "session-search is already loaded into another SQLite library in this process; \
-     a loaded copy of the extension serves one SQLite library (pysqlite3, sqlean and apsw each carry their own): \
-     load a copy of the file under another path into this one";
-
-/// Hands `message` to SQLite as the load's error, allocated with the
-/// library's own allocator as SQLite frees it with `sqlite3_free`.
-///
-/// # Safety
-///
-/// `routines` must be the table passed to the entry point and `err` its
-/// error pointer (possibly null).
-pub unsafe fn report_load_error(
-    routines: *mut sqlite3_api_routines,
-    err: *mut *mut c_char,
-    message: &str,
-) {
-    // SAFETY: the caller passes SQLite's live routines table.
-    let Some(malloc) = (unsafe { routines.as_ref() }).and_then(|r| r.malloc) else {
-        return;
-    };
-    let Ok(size) = c_int::try_from(message.len() + 1) else {
-        return;
-    };
-    if err.is_null() {
-        return;
-    }
-    // SAFETY: sqlite3_malloc returns null or `size` writable bytes.
-    let copy = unsafe { malloc(size) }.cast::<u8>();
-    if copy.is_null() {
-        return;
-    }
-    // SAFETY: `copy` holds `message.len() + 1` bytes, written in full here;
-    // `err` is SQLite's non-null out pointer for the message.
-    unsafe {
-        copy.copy_from_nonoverlapping(message.as_ptr(), message.len());
-        copy.add(message.len()).write(0);
-        *err = copy.cast();
-    }
-}
-
-fn routines() -> &'static sqlite3_api_routines {
-    // SAFETY: set by the entry point before any function is registered, so
-    // before any call can reach here; SQLite keeps the table alive.
-    unsafe { &*ROUTINES.load(Ordering::Acquire) }
-}
-
-/// Calls routine `$name` of the table; every routine this module uses exists
-/// in SQLite 3.40 and later.
-macro_rules! sqlite {
-    ($name:ident($($arg:expr),* $(,)?)) => {
-        (routines().$name.expect(concat!("SQLite routine ", stringify!($name))))($($arg),*)
-    };
-}
-
-/// The routines the engine's FTS5 auxiliary functions call.
-pub static AUX_ROUTINES: Routines = Routines {
-    value_type: aux_value_type,
-    value_int64: aux_value_int64,
-    result_double: aux_result_double,
-    result_error_code: aux_result_error_code,
-};
-
-unsafe extern "C" fn aux_value_type(value: *mut c_void) -> c_int {
-    // SAFETY: FTS5 passes the protected values of the running call.
-    unsafe { sqlite!(value_type(value.cast::<sqlite3_value>())) }
-}
-
-unsafe extern "C" fn aux_value_int64(value: *mut c_void) -> i64 {
-    // SAFETY: as in `aux_value_type`.
-    unsafe { sqlite!(value_int64(value.cast::<sqlite3_value>())) }
-}
-
-unsafe extern "C" fn aux_result_double(context: *mut c_void, value: f64) {
-    // SAFETY: FTS5 passes the sqlite3_context of the running call.
-    unsafe { sqlite!(result_double(context.cast::<sqlite3_context>(), value)) }
-}
-
-unsafe extern "C" fn aux_result_error_code(context: *mut c_void, code: c_int) {
-    // SAFETY: as in `aux_result_double`.
-    unsafe { sqlite!(result_error_code(context.cast::<sqlite3_context>(), code)) }
-}
-
-/// Reads a function argument or column value.
-pub fn value(value: *mut sqlite3_value) -> Value {
-    // SAFETY: `value` is a live protected value for the duration of the
-    // callback; text and blob pointers are valid for `value_bytes` bytes and
-    // copied before returning.
-    unsafe {
-        match sqlite!(value_type(value)) {
-            SQLITE_INTEGER => Value::Integer(sqlite!(value_int64(value))),
-            SQLITE_FLOAT => Value::Real(sqlite!(value_double(value))),
-            SQLITE_TEXT => {
-                let text = bytes(
-                    sqlite!(value_text(value)).cast(),
-                    sqlite!(value_bytes(value)),
-                );
-                match std::str::from_utf8(text) {
-                    Ok(text) => Value::Text(text.to_owned()),
-                    Err(_) => Value::Blob(text.to_vec()),
-                }
-            }
-            SQLITE_BLOB => Value::Blob(
-                bytes(
-                    sqlite!(value_blob(value)).cast(),
-                    sqlite!(value_bytes(value)),
-                )
-                .to_vec(),
-            ),
-            _ => Value::Null,
-        }
-    }
-}
-
-/// # Safety
-///
-/// `ptr` must be null (with `len` 0) or valid for `len` bytes.
-unsafe fn bytes<'a>(ptr: *const u8, len: c_int) -> &'a [u8] {
-    match usize::try_from(len) {
-        Ok(len) if len > 0 && !ptr.is_null() => {
-            // SAFETY: forwarded to the caller.
-            unsafe { std::slice::from_raw_parts(ptr, len) }
-        }
-        _ => &[],
-    }
-}
-
 /// A connection handle borrowed from SQLite, with the statements prepared
 /// through it kept for reuse (see [`KeptStatements`]): those of the
 /// connection's store in a function call, or its own until it is dropped.
 pub struct RawConnection {
+    api: &'static Routines,
     handle: *mut sqlite3,
     kept: Arc<KeptStatements>,
+    /// Starts a background drain of the named database file, if this
+    /// connection's searches may.
+    drain: Option<fn(&str) -> bool>,
+    /// Whether the connection was opened here, and is closed on drop.
+    owned: bool,
 }
 
 impl RawConnection {
-    /// The connection `handle`, keeping statements until it is dropped.
-    pub fn new(handle: *mut sqlite3) -> RawConnection {
+    /// The connection `handle`, keeping statements until it is dropped,
+    /// starting no drain.
+    ///
+    /// # Safety
+    ///
+    /// `handle` must be null or an open connection of the library of `api`,
+    /// open while the value lives, and used by no other thread meanwhile.
+    pub unsafe fn new(api: &'static Routines, handle: *mut sqlite3) -> RawConnection {
         RawConnection {
+            api,
             handle,
-            kept: KeptStatements::for_one_use(),
+            kept: KeptStatements::for_one_use(api),
+            drain: None,
+            owned: false,
         }
     }
 
-    /// The connection a function call runs on, keeping statements in `kept`.
-    pub fn of_context(context: *mut sqlite3_context, kept: &Arc<KeptStatements>) -> RawConnection {
+    /// The connection `handle` a function call runs on, keeping statements
+    /// in `kept`; its searches start background drains with `drain`, given
+    /// the database file.
+    ///
+    /// # Safety
+    ///
+    /// As for [`RawConnection::new`].
+    pub unsafe fn of_call(
+        api: &'static Routines,
+        handle: *mut sqlite3,
+        kept: &Arc<KeptStatements>,
+        drain: Option<fn(&str) -> bool>,
+    ) -> RawConnection {
         RawConnection {
-            // SAFETY: `context` is the live context of the current call.
-            handle: unsafe { sqlite!(context_db_handle(context)) },
+            api,
+            handle,
             kept: Arc::clone(kept),
+            drain,
+            owned: false,
         }
     }
 
-    /// Connects the connection's [`KEEPER_TABLE`], after which its
-    /// statements are kept across calls. Without it (virtual tables left
-    /// out of this SQLite) they are kept for one call only.
-    pub fn connect_keeper(&self) {
+    /// The connection of the function call of `context`, as
+    /// [`RawConnection::of_call`].
+    ///
+    /// # Safety
+    ///
+    /// `context` must be the live context of the current call, of the
+    /// library of `api`.
+    pub unsafe fn of_context(
+        api: &'static Routines,
+        context: *mut sqlite3_context,
+        kept: &Arc<KeptStatements>,
+        drain: Option<fn(&str) -> bool>,
+    ) -> RawConnection {
+        // SAFETY: `context` is the live context of the current call, whose
+        // connection is open for the call on this thread.
+        unsafe { RawConnection::of_call(api, (api.context_db_handle)(context), kept, drain) }
+    }
+
+    /// Registers the eponymous table [`KEEPER_TABLE`], connected to `kept`,
+    /// and connects it, after which the connection's statements are kept
+    /// across calls in `kept`. Without virtual tables in this SQLite they
+    /// are kept for one call only.
+    ///
+    /// # Errors
+    ///
+    /// SQLite's, when it cannot register the table.
+    pub fn connect_keeper(&self, kept: &Arc<KeptStatements>) -> Result<(), SqlError> {
+        let rc = crate::kept::register_keeper(self.api, self.handle, kept);
+        if rc != SQLITE_OK {
+            return Err(self.error());
+        }
         // Preparing the statement connects the eponymous table; the
         // statement itself is finalized at once, as one left open would
         // keep the table from being disconnected at close.
         let _ = self.prepare(&format!("SELECT * FROM {KEEPER_TABLE}"));
+        Ok(())
     }
 
     /// A statement of `sql` kept from an earlier run, else a new one.
@@ -227,24 +123,13 @@ impl RawConnection {
         }
     }
 
-    /// Keeps `stmt`, of `sql`, for the next run, reset and unbound.
-    fn keep(&self, sql: &str, stmt: Statement) {
-        // SAFETY: `stmt` is live and not running elsewhere; reset and
-        // clear_bindings only return it to its prepared state.
-        unsafe {
-            sqlite!(reset(stmt.0));
-            sqlite!(clear_bindings(stmt.0));
-        }
-        self.kept.keep(sql, stmt);
-    }
-
     /// The file of the main database; `None` for an in-memory or temporary
     /// one, which no other connection can open.
     fn filename(&self) -> Option<String> {
         // SAFETY: the connection is open; the name is static and
         // NUL-terminated; db_filename returns null or a NUL-terminated
         // string owned by SQLite, copied at once.
-        let name = unsafe { sqlite!(db_filename(self.handle, c"main".as_ptr())) };
+        let name = unsafe { (self.api.db_filename)(self.handle, c"main".as_ptr()) };
         if name.is_null() {
             return None;
         }
@@ -254,32 +139,50 @@ impl RawConnection {
     }
 
     /// Whether the main database is reached through the process's default
-    /// VFS, the one [`OwnedConnection::open`] opens it with.
+    /// VFS, the one a drain's own connection opens it with.
     fn on_default_vfs(&self) -> bool {
         let mut vfs: *mut sqlite3_vfs = null_mut();
-        let opcode = c_int::try_from(SQLITE_FCNTL_VFS_POINTER).unwrap_or(c_int::MAX);
         // SAFETY: the connection is open and the schema name static and
         // NUL-terminated; this opcode writes one `sqlite3_vfs` pointer
         // into `vfs`, which outlives the call.
         let rc = unsafe {
-            sqlite!(file_control(
+            (self.api.file_control)(
                 self.handle,
                 c"main".as_ptr(),
-                opcode,
-                (&raw mut vfs).cast::<c_void>()
-            ))
+                SQLITE_FCNTL_VFS_POINTER,
+                (&raw mut vfs).cast::<c_void>(),
+            )
         };
         // SAFETY: vfs_find with null returns the default VFS, or null.
-        rc == SQLITE_OK && !vfs.is_null() && vfs == unsafe { sqlite!(vfs_find(null())) }
+        rc == SQLITE_OK && !vfs.is_null() && vfs == unsafe { (self.api.vfs_find)(null()) }
+    }
+
+    /// The database file a background drain may index: that of a main
+    /// database opened read-write through the default VFS, when this SQLite
+    /// may be used from several threads.
+    pub fn drain_target(&self) -> Option<String> {
+        // SAFETY: threadsafe takes no argument.
+        if unsafe { (self.api.threadsafe)() } == 0 {
+            return None;
+        }
+        // SAFETY: the connection is open and the schema name static and
+        // NUL-terminated; db_readonly only reads the connection's state.
+        if unsafe { (self.api.db_readonly)(self.handle, c"main".as_ptr()) } != 0 {
+            return None;
+        }
+        if !self.on_default_vfs() {
+            return None;
+        }
+        self.filename()
     }
 
     fn error(&self) -> SqlError {
         // SAFETY: the connection is open; errmsg returns a NUL-terminated
         // string owned by SQLite, copied at once.
-        let message = unsafe { CStr::from_ptr(sqlite!(errmsg(self.handle))) };
+        let message = unsafe { CStr::from_ptr((self.api.errmsg)(self.handle)) };
         SqlError {
             // SAFETY: as above.
-            code: unsafe { sqlite!(extended_errcode(self.handle)) },
+            code: unsafe { (self.api.extended_errcode)(self.handle) },
             message: message.to_string_lossy().into_owned(),
         }
     }
@@ -292,13 +195,7 @@ impl RawConnection {
         let len = c_int::try_from(sql.len()).map_err(|_| SqlError::new("SQL text too long"))?;
         // SAFETY: `sql` is valid for `len` bytes; `tail` points into it.
         let rc = unsafe {
-            sqlite!(prepare_v2(
-                self.handle,
-                sql.as_ptr().cast(),
-                len,
-                &mut stmt,
-                &mut tail
-            ))
+            (self.api.prepare_v2)(self.handle, sql.as_ptr().cast(), len, &mut stmt, &mut tail)
         };
         if rc != SQLITE_OK {
             return Err(self.error());
@@ -308,24 +205,39 @@ impl RawConnection {
         } else {
             tail as usize - sql.as_ptr() as usize
         };
-        Ok((Statement(stmt), &sql[consumed..]))
+        Ok((
+            Statement {
+                api: self.api,
+                stmt,
+            },
+            &sql[consumed..],
+        ))
     }
 
-    /// Fetches the connection's `fts5_api` with `SELECT fts5(?1)`.
+    /// Fetches the connection's `fts5_api` with `SELECT fts5(?1)`; null when
+    /// FTS5 wrote none.
+    ///
+    /// # Errors
+    ///
+    /// SQLite's, when the statement cannot be prepared (no `fts5()`
+    /// function, a file that is not a database).
     pub fn fts5_api(&self) -> Result<*mut Fts5Api, SqlError> {
         let (stmt, _) = self.prepare("SELECT fts5(?1)")?;
+        if stmt.stmt.is_null() {
+            return Ok(null_mut());
+        }
         let mut api: *mut Fts5Api = null_mut();
         // SAFETY: `stmt` is live; `api` outlives the step, during which FTS5
         // writes the pointer into it; the type name is static.
         unsafe {
-            sqlite!(bind_pointer(
-                stmt.0,
+            (self.api.bind_pointer)(
+                stmt.stmt,
                 1,
                 (&mut api as *mut *mut Fts5Api).cast(),
                 c"fts5_api_ptr".as_ptr(),
                 None,
-            ));
-            sqlite!(step(stmt.0));
+            );
+            (self.api.step)(stmt.stmt);
         }
         Ok(api)
     }
@@ -333,28 +245,29 @@ impl RawConnection {
     fn bind(&self, stmt: &Statement, params: &[Value]) -> Result<(), SqlError> {
         for (i, param) in params.iter().enumerate() {
             let index = c_int::try_from(i + 1).map_err(|_| SqlError::new("too many parameters"))?;
+            let api = self.api;
             // SAFETY: `stmt` is live; text and blobs are copied by SQLite
             // (SQLITE_TRANSIENT) and their lengths fit the 64-bit variants.
             let rc = unsafe {
                 match param {
-                    Value::Null => sqlite!(bind_null(stmt.0, index)),
-                    Value::Integer(v) => sqlite!(bind_int64(stmt.0, index, *v)),
-                    Value::Real(v) => sqlite!(bind_double(stmt.0, index, *v)),
-                    Value::Text(v) => sqlite!(bind_text64(
-                        stmt.0,
+                    Value::Null => (api.bind_null)(stmt.stmt, index),
+                    Value::Integer(v) => (api.bind_int64)(stmt.stmt, index, *v),
+                    Value::Real(v) => (api.bind_double)(stmt.stmt, index, *v),
+                    Value::Text(v) => (api.bind_text64)(
+                        stmt.stmt,
                         index,
                         v.as_ptr().cast(),
                         v.len() as u64,
                         transient(),
-                        1
-                    )),
-                    Value::Blob(v) => sqlite!(bind_blob64(
-                        stmt.0,
+                        1,
+                    ),
+                    Value::Blob(v) => (api.bind_blob64)(
+                        stmt.stmt,
                         index,
                         v.as_ptr().cast(),
                         v.len() as u64,
-                        transient()
-                    )),
+                        transient(),
+                    ),
                 }
             };
             if rc != SQLITE_OK {
@@ -368,15 +281,17 @@ impl RawConnection {
     fn run(&self, stmt: &Statement, each: &mut dyn FnMut(Vec<Value>)) -> Result<(), SqlError> {
         loop {
             // SAFETY: `stmt` is live.
-            match unsafe { sqlite!(step(stmt.0)) } {
+            match unsafe { (self.api.step)(stmt.stmt) } {
                 SQLITE_ROW => {
                     // SAFETY: a row is available, so its columns are readable.
-                    let columns = unsafe { sqlite!(column_count(stmt.0)) };
+                    let columns = unsafe { (self.api.column_count)(stmt.stmt) };
                     each(
                         (0..columns)
                             // SAFETY: as above; the column value is used before
-                            // the next step.
-                            .map(|i| value(unsafe { sqlite!(column_value(stmt.0, i)) }))
+                            // the next step, on this thread.
+                            .map(|i| unsafe {
+                                self.api.value((self.api.column_value)(stmt.stmt, i))
+                            })
                             .collect(),
                     );
                 }
@@ -388,112 +303,115 @@ impl RawConnection {
 }
 
 /// A prepared statement, finalized on drop.
-pub struct Statement(*mut sqlite3_stmt);
+pub struct Statement {
+    api: &'static Routines,
+    stmt: *mut sqlite3_stmt,
+}
 
 // SAFETY: a statement is only used through its own connection, whose calls
 // SQLite serializes; a kept one moves between the calls, not into two at once.
 unsafe impl Send for Statement {}
 
-impl Drop for Statement {
-    fn drop(&mut self) {
-        // SAFETY: finalize accepts null and each statement is finalized once.
-        unsafe { sqlite!(finalize(self.0)) };
+impl Statement {
+    /// Returns the statement to its prepared state, for a next run.
+    fn reset(&self) {
+        // SAFETY: the statement is live and not running elsewhere; reset and
+        // clear_bindings only return it to its prepared state.
+        unsafe {
+            (self.api.reset)(self.stmt);
+            (self.api.clear_bindings)(self.stmt);
+        }
     }
 }
 
-/// A connection the extension opened itself, for a background drain, and
-/// closes when dropped.
-pub struct OwnedConnection(RawConnection);
+impl Drop for Statement {
+    fn drop(&mut self) {
+        // SAFETY: finalize accepts null and each statement is finalized once.
+        unsafe { (self.api.finalize)(self.stmt) };
+    }
+}
 
-impl OwnedConnection {
+/// Keeps `stmt`, of `sql`, in `kept` for the next run, reset and unbound.
+fn keep(kept: &KeptStatements, sql: &str, stmt: Statement) {
+    stmt.reset();
+    kept.keep(sql, stmt);
+}
+
+impl RawConnection {
     /// Opens the database file `filename` read-write, with the drain's busy
-    /// timeout; `None` if SQLite cannot.
-    pub fn open(filename: &str) -> Option<OwnedConnection> {
+    /// timeout, for a background drain: the connection is closed when the
+    /// value is dropped. `None` if SQLite cannot open it.
+    pub fn open(api: &'static Routines, filename: &str) -> Option<RawConnection> {
         let filename = CString::new(filename).ok()?;
         let mut db = null_mut();
         // SAFETY: `filename` is NUL-terminated; SQLite writes the handle
         // (possibly one to close, even on failure) into `db`.
-        let rc = unsafe {
-            sqlite!(open_v2(
-                filename.as_ptr(),
-                &mut db,
-                SQLITE_OPEN_READWRITE,
-                null_mut()
-            ))
-        };
-        let conn = OwnedConnection(RawConnection::new(db));
+        let rc =
+            unsafe { (api.open_v2)(filename.as_ptr(), &mut db, SQLITE_OPEN_READWRITE, null()) };
+        // SAFETY: `db` is null or the connection just opened, owned and
+        // closed by this value.
+        let mut conn = unsafe { RawConnection::new(api, db) };
+        conn.owned = true;
         if rc != SQLITE_OK {
             return None;
         }
         let timeout = c_int::try_from(drain::BUSY_TIMEOUT.as_millis()).unwrap_or(c_int::MAX);
         // SAFETY: the connection was just opened.
-        unsafe { sqlite!(busy_timeout(db, timeout)) };
+        unsafe { (api.busy_timeout)(db, timeout) };
         Some(conn)
     }
 
     /// The handle, for registering the functions.
     pub fn handle(&self) -> *mut sqlite3 {
-        self.0.handle
+        self.handle
     }
 }
 
-impl Drop for OwnedConnection {
+impl Drop for RawConnection {
+    /// Closes a connection [`RawConnection::open`] opened.
     fn drop(&mut self) {
+        if !self.owned {
+            return;
+        }
         // Its kept statements first, so that the close finds none open.
-        self.0.kept.finalize();
-        // SAFETY: the handle came from open_v2 and is closed once; close_v2
-        // accepts null.
-        unsafe { sqlite!(close_v2(self.0.handle)) };
-    }
-}
-
-impl Connection for OwnedConnection {
-    fn hold_read(&self) -> ReadHold<'_> {
-        self.0.hold_read()
-    }
-
-    fn execute_batch(&self, sql: &str) -> Result<(), SqlError> {
-        self.0.execute_batch(sql)
-    }
-
-    fn query_each(
-        &self,
-        sql: &str,
-        params: &[Value],
-        each: &mut dyn FnMut(Vec<Value>),
-    ) -> Result<(), SqlError> {
-        self.0.query_each(sql, params, each)
+        self.kept.finalize();
+        // SAFETY: the handle came from open_v2 and is closed once; close
+        // accepts null. It first disconnects the virtual tables, whose
+        // keeper finalizes the statements kept for the functions, and no
+        // other statement is left open.
+        unsafe { (self.api.close)(self.handle) };
     }
 }
 
 /// The statement of a [`RawConnection::hold_read`], reset and kept when
 /// dropped.
-struct HeldRead<'c> {
-    conn: &'c RawConnection,
+struct HeldRead {
+    kept: Arc<KeptStatements>,
     stmt: Option<Statement>,
 }
 
-impl Held for HeldRead<'_> {}
+impl Held for HeldRead {}
 
-impl Drop for HeldRead<'_> {
+impl Drop for HeldRead {
     fn drop(&mut self) {
         if let Some(stmt) = self.stmt.take() {
-            self.conn.keep(HOLD_READ_SQL, stmt);
+            keep(&self.kept, HOLD_READ_SQL, stmt);
         }
     }
 }
 
-impl Connection for RawConnection {
-    /// Steps [`HOLD_READ_SQL`] to its first row; nothing is held when it
+impl RawConnection {
+    /// [`Connection::hold_read`], the hold independent of this value: it
+    /// steps [`HOLD_READ_SQL`] to its first row; nothing is held when it
     /// has none or fails (each statement then reads on its own).
-    fn hold_read(&self) -> ReadHold<'_> {
+    pub fn hold(&self) -> ReadHold<'static> {
         let Ok(stmt) = self.statement(HOLD_READ_SQL) else {
             return ReadHold::none();
         };
         // SAFETY: `stmt` is live and not running elsewhere.
-        let rc = unsafe { sqlite!(step(stmt.0)) };
+        let rc = unsafe { (self.api.step)(stmt.stmt) };
         let held = HeldRead {
-            conn: self,
+            kept: Arc::clone(&self.kept),
             stmt: Some(stmt),
         };
         if rc == SQLITE_ROW {
@@ -502,34 +420,27 @@ impl Connection for RawConnection {
             ReadHold::none()
         }
     }
+}
 
-    /// Starts a drain for a file database opened read-write, when this
-    /// SQLite may be used from several threads.
+impl Connection for RawConnection {
+    fn hold_read(&self) -> ReadHold<'_> {
+        self.hold()
+    }
+
+    /// Starts a drain of [`RawConnection::drain_target`], when this
+    /// connection starts drains.
     fn reconcile_elsewhere(&self) -> bool {
-        // SAFETY: xthreadsafe takes no argument.
-        if unsafe { sqlite!(xthreadsafe()) } == 0 {
-            return false;
-        }
-        // SAFETY: the connection is open and the schema name static and
-        // NUL-terminated; db_readonly only reads the connection's state.
-        if unsafe { sqlite!(db_readonly(self.handle, c"main".as_ptr())) } != 0 {
-            return false;
-        }
-        if !self.on_default_vfs() {
-            return false;
-        }
-        let Some(file) = self.filename() else {
+        let Some(start) = self.drain else {
             return false;
         };
-        let name = file.clone();
-        drain::start(&name, move || crate::drain_connection(&file))
+        self.drain_target().is_some_and(|file| start(&file))
     }
 
     fn execute_batch(&self, sql: &str) -> Result<(), SqlError> {
         let mut rest = sql;
         while !rest.trim().is_empty() {
             let (stmt, tail) = self.prepare(rest)?;
-            if !stmt.0.is_null() {
+            if !stmt.stmt.is_null() {
                 self.run(&stmt, &mut |_| {})?;
             }
             rest = tail;
@@ -544,13 +455,13 @@ impl Connection for RawConnection {
         each: &mut dyn FnMut(Vec<Value>),
     ) -> Result<(), SqlError> {
         let stmt = self.statement(sql)?;
-        if stmt.0.is_null() {
+        if stmt.stmt.is_null() {
             return Ok(());
         }
         let done = self
             .bind(&stmt, params)
             .and_then(|()| self.run(&stmt, each));
-        self.keep(sql, stmt);
+        keep(&self.kept, sql, stmt);
         done
     }
 }
