@@ -31,7 +31,7 @@ deps:
 # build out of date, so `make build` does nothing when nothing changed. The
 # library is replaced by a rename: a process that has it loaded keeps the old
 # file, where writing over it in place crashes that process (SIGSEGV, SIGBUS).
-$(EXT): $(shell find engine ext -name '*.rs' -o -name '*.sql' -o -name Cargo.toml) Cargo.toml Cargo.lock | deps
+$(EXT): $(shell find engine sqlite ext -name '*.rs' -o -name '*.sql' -o -name Cargo.toml) Cargo.toml Cargo.lock | deps
 	$(CARGO) build --release -p session-search-ext
 	mkdir -p dist
 	cp target/release/libsession_search_ext.so $(EXT).tmp
@@ -39,7 +39,7 @@ $(EXT): $(shell find engine ext -name '*.rs' -o -name '*.sql' -o -name Cargo.tom
 
 CLI = target/release/session-search
 
-$(CLI): $(shell find engine wrapper import cli -name '*.rs' -o -name '*.sql' -o -name Cargo.toml) Cargo.toml Cargo.lock | deps
+$(CLI): $(shell find engine sqlite wrapper import cli -name '*.rs' -o -name '*.sql' -o -name Cargo.toml) Cargo.toml Cargo.lock | deps
 	$(CARGO) build --release -p session-search-cli
 
 # Part 1: the tokenizer next to unicode61; part 2: the sample transcripts of
@@ -70,8 +70,8 @@ test-rust: build
 CARGO_HOME_DIR = $(or $(CARGO_HOME),$(HOME)/.cargo)
 CRATES_TARGET = target/crates
 test-crates: | deps
-	rm -rf $(foreach crate,session-search session-search-engine session-search-import session-search-cli,$(CARGO_HOME_DIR)/registry/src/*/$(crate)-[0-9]*) $(CRATES_TARGET)/*/.fingerprint/session-search-*
-	CARGO_TARGET_DIR=$(CRATES_TARGET) $(CARGO) package --quiet -p session-search-engine -p session-search -p session-search-import -p session-search-cli --allow-dirty
+	rm -rf $(foreach crate,session-search session-search-engine session-search-sqlite session-search-import session-search-cli,$(CARGO_HOME_DIR)/registry/src/*/$(crate)-[0-9]*) $(CRATES_TARGET)/*/.fingerprint/session-search-*
+	CARGO_TARGET_DIR=$(CRATES_TARGET) $(CARGO) package --quiet -p session-search-engine -p session-search-sqlite -p session-search -p session-search-import -p session-search-cli --allow-dirty
 	bash tests/rusqlite/run.sh
 
 # A second `make build` right after a build must do nothing.

@@ -15,16 +15,15 @@
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
-mod kept;
-mod raw;
+mod routines;
 
-use kept::{Keeper, KeptStatements, KEEPER_TABLE};
-use raw::{OwnedConnection, RawConnection};
 use session_search_engine::db::Value;
+use session_search_engine::drain;
 use session_search_engine::fts5;
 use session_search_engine::sql_functions::{Function, FUNCTIONS};
+use session_search_sqlite::{KeptStatements, RawConnection, Routines};
 use sqlite_loadable::prelude::*;
-use sqlite_loadable::{api, define_scalar_function, define_table_function, Error, Result};
+use sqlite_loadable::{api, define_scalar_function, Error, Result};
 use std::panic::catch_unwind;
 use std::sync::Arc;
 
@@ -43,13 +42,17 @@ pub unsafe extern "C" fn sqlite3_extension_init(
     err: *mut *mut c_char,
     routines: *mut sqlite3_api_routines,
 ) -> c_uint {
-    if let Err(message) = raw::claim_routines(routines) {
-        // SAFETY: SQLite passes its routines table and the error pointer of
-        // this load.
-        unsafe { raw::report_load_error(routines, err, message) };
-        return SQLITE_ERROR;
-    }
-    register_entrypoint(db, err, routines, register)
+    // SAFETY: SQLite passes its routines table.
+    let api = match unsafe { routines::claim_routines(routines) } {
+        Ok(api) => api,
+        Err(message) => {
+            // SAFETY: SQLite passes its routines table and the error pointer
+            // of this load.
+            unsafe { routines::report_load_error(routines, err, message) };
+            return SQLITE_ERROR;
+        }
+    };
+    register_entrypoint(db, err, routines, |db| register(api, db))
 }
 
 /// The same entry point under the name SQLite derives from
@@ -68,49 +71,71 @@ pub unsafe extern "C" fn sqlite3_sessionsearch_init(
     unsafe { sqlite3_extension_init(db, err, routines) }
 }
 
-fn register(db: *mut sqlite3) -> Result<()> {
-    let conn = RawConnection::new(db);
-    let api = conn
+fn register(api: &'static Routines, db: *mut sqlite3) -> Result<()> {
+    // The handle types are sqlite3ext-sys's and the shared layer's, both
+    // opaque.
+    let db_ffi = db.cast::<session_search_sqlite::sqlite3>();
+    // SAFETY: SQLite passes an open connection of the library of `api`,
+    // which outlives the registration.
+    let conn = unsafe { RawConnection::new(api, db_ffi) };
+    let fts5_api = conn
         .fts5_api()
         .map_err(|e| Error::new_message(&e.message))?;
-    // SAFETY: `api` was just returned by this connection's FTS5.
-    unsafe { fts5::register_tokenizer(api) }.map_err(|e| Error::new_message(&e.to_string()))?;
-    // SAFETY: as above; the routines are this SQLite's.
-    unsafe { fts5::register_rank_function(api, &raw::AUX_ROUTINES) }
+    // SAFETY: `fts5_api` was just returned by this connection's FTS5.
+    unsafe { fts5::register_tokenizer(fts5_api) }
         .map_err(|e| Error::new_message(&e.to_string()))?;
-    let kept = KeptStatements::for_connection();
-    define_table_function::<Keeper>(db, KEEPER_TABLE, Some(Arc::clone(&kept)))?;
+    // SAFETY: as above; the routines are this SQLite's.
+    unsafe { fts5::register_rank_function(fts5_api, &api.aux) }
+        .map_err(|e| Error::new_message(&e.to_string()))?;
+    let kept = KeptStatements::for_connection(api);
     for function in FUNCTIONS {
         let mut flags = FunctionFlags::UTF8;
         if function.deterministic {
             flags |= FunctionFlags::DETERMINISTIC;
         }
         for &arity in function.arities {
-            define_scalar_function(db, function.name, arity, adapter(function, &kept), flags)?;
+            let adapter = adapter(api, function, &kept);
+            define_scalar_function(db, function.name, arity, adapter, flags)?;
         }
     }
-    conn.connect_keeper();
-    Ok(())
+    conn.connect_keeper(&kept)
+        .map_err(|e| Error::new_message(&e.message))
+}
+
+/// Starts a background drain of `file`, on a connection of its own.
+fn start_drain(file: &str) -> bool {
+    let owned = file.to_owned();
+    drain::start(file, move || drain_connection(&owned))
 }
 
 /// A connection of its own for a background drain of `file`, with every
 /// function registered as on a connection that loaded the extension.
-fn drain_connection(file: &str) -> Option<OwnedConnection> {
-    let conn = OwnedConnection::open(file)?;
-    register(conn.handle()).ok()?;
+fn drain_connection(file: &str) -> Option<RawConnection> {
+    let api = routines::api()?;
+    let conn = RawConnection::open(api, file)?;
+    register(api, conn.handle().cast()).ok()?;
     Some(conn)
 }
 
 /// The sqlite-loadable callback that runs `function`.
 fn adapter(
+    api: &'static Routines,
     function: &'static Function,
     kept: &Arc<KeptStatements>,
 ) -> impl Fn(*mut sqlite3_context, &[*mut sqlite3_value]) -> Result<()> {
     let kept = Arc::clone(kept);
     move |context, values| {
         let result = catch_unwind(|| {
-            let args: Vec<Value> = values.iter().map(|v| raw::value(*v)).collect();
-            (function.body)(&RawConnection::of_context(context, &kept), &args)
+            // SAFETY: SQLite passes the protected values of this call, on
+            // this thread.
+            let args: Vec<Value> = values
+                .iter()
+                .map(|v| unsafe { api.value(v.cast()) })
+                .collect();
+            // SAFETY: SQLite passes the live context of this call.
+            let conn =
+                unsafe { RawConnection::of_context(api, context.cast(), &kept, Some(start_drain)) };
+            (function.body)(&conn, &args)
         })
         .unwrap_or_else(|_| Err(format!("{}: internal error (panic)", function.name)));
         match result {

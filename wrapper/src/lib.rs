@@ -26,8 +26,9 @@
 use rusqlite::config::DbConfig;
 use rusqlite::{ffi, Connection};
 use session_search_engine::fts5;
-use std::ffi::{c_int, c_void};
+use session_search_sqlite::{routines, RawConnection, Routines};
 use std::path::Path;
+use std::sync::OnceLock;
 
 /// The README's Rust examples, compiled and run as doctests so they cannot
 /// drift from the API.
@@ -41,7 +42,6 @@ struct ReadmeExamples;
 struct RustGuideExamples;
 
 mod functions;
-mod kept;
 mod store;
 pub mod timestamp;
 
@@ -223,79 +223,46 @@ fn register_with(conn: &Connection, drains: bool) -> Result<()> {
     // SAFETY: `api` was just returned by this open connection's FTS5.
     unsafe { fts5::register_tokenizer(api) }?;
     // SAFETY: as above; the routines are those of the same bundled SQLite.
-    unsafe { fts5::register_rank_function(api, &AUX_ROUTINES) }?;
+    unsafe { fts5::register_rank_function(api, &self::api().aux) }?;
     functions::register_functions(conn, drains)?;
     Ok(())
 }
 
-/// The routines the engine's FTS5 auxiliary functions call.
-static AUX_ROUTINES: fts5::Routines = fts5::Routines {
-    value_type: aux_value_type,
-    value_int64: aux_value_int64,
-    result_double: aux_result_double,
-    result_error_code: aux_result_error_code,
-};
-
-unsafe extern "C" fn aux_value_type(value: *mut c_void) -> c_int {
-    // SAFETY: FTS5 passes the protected values of the running call.
-    unsafe { ffi::sqlite3_value_type(value.cast()) }
+/// The routines of the SQLite rusqlite links, for the shared layer.
+pub(crate) fn api() -> &'static Routines {
+    static API: OnceLock<Routines> = OnceLock::new();
+    API.get_or_init(|| {
+        macro_rules! address {
+            ($field:ident, $name:ident) => {
+                ffi::$name as *const ()
+            };
+        }
+        // SAFETY: each address is that of the routine of its name, of the
+        // library rusqlite links, as `routines!` takes it.
+        unsafe { routines!(address) }
+    })
 }
 
-unsafe extern "C" fn aux_value_int64(value: *mut c_void) -> i64 {
-    // SAFETY: as in `aux_value_type`.
-    unsafe { ffi::sqlite3_value_int64(value.cast()) }
-}
-
-unsafe extern "C" fn aux_result_double(context: *mut c_void, value: f64) {
-    // SAFETY: FTS5 passes the sqlite3_context of the running call.
-    unsafe { ffi::sqlite3_result_double(context.cast(), value) }
-}
-
-unsafe extern "C" fn aux_result_error_code(context: *mut c_void, code: c_int) {
-    // SAFETY: as in `aux_result_double`.
-    unsafe { ffi::sqlite3_result_error_code(context.cast(), code) }
+/// The shared layer's view of `conn`, for one operation.
+pub(crate) fn raw(conn: &Connection) -> RawConnection {
+    // SAFETY: the handle is of an open connection of the library of
+    // `api()`, which the caller uses only while `conn` is borrowed, on its
+    // thread.
+    unsafe { RawConnection::new(api(), conn.handle().cast()) }
 }
 
 /// Fetches the connection's `fts5_api` with `SELECT fts5(?1)`.
-///
-/// rusqlite cannot bind a pointer, so this one statement goes through the C
-/// API directly.
 fn fts5_api(conn: &Connection) -> Result<*mut fts5::Fts5Api> {
-    let mut api: *mut fts5::Fts5Api = std::ptr::null_mut();
-    // SAFETY: `conn.handle()` is open for the whole block; the statement is
-    // prepared, used and finalized here; `api` outlives the step, during which
-    // FTS5 writes the pointer into it; the strings are static and
-    // NUL-terminated.
-    let rc = unsafe {
-        let db = conn.handle();
-        let mut stmt = std::ptr::null_mut();
-        let rc = ffi::sqlite3_prepare_v2(
-            db,
-            c"SELECT fts5(?1)".as_ptr(),
-            -1,
-            &mut stmt,
-            std::ptr::null_mut(),
-        );
-        if rc == ffi::SQLITE_OK {
-            ffi::sqlite3_bind_pointer(
-                stmt,
-                1,
-                (&mut api as *mut *mut fts5::Fts5Api).cast::<c_void>(),
-                c"fts5_api_ptr".as_ptr(),
-                None,
-            );
-            ffi::sqlite3_step(stmt);
-        }
-        ffi::sqlite3_finalize(stmt);
-        rc
-    };
-    if rc != ffi::SQLITE_OK {
+    raw(conn).fts5_api().map_err(|e| {
         // Say what SQLite said (a file that is not a database, a locked or
         // unreadable one), unless it is the missing fts5() function itself.
-        return Err(match conn.prepare("SELECT fts5(?1)") {
-            Err(e) if !e.to_string().contains("no such function") => Error::Sqlite(e),
-            _ => Error::Register(fts5::RegisterError::NoFts5),
-        });
-    }
-    Ok(api)
+        if e.message.contains("no such function") {
+            Error::Register(fts5::RegisterError::NoFts5)
+        } else {
+            Error::Sqlite(rusqlite::Error::SqliteFailure(
+                ffi::Error::new(e.code),
+                Some(e.message),
+            ))
+        }
+    })
 }
