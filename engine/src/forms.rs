@@ -5,7 +5,7 @@
 //! (`rust-stemmers`) gives them the same stem, or when one names who or
 //! what does the other (`linter` and `linting`, `formatter` and `format`,
 //! `parser` and `parse`): Snowball keeps or half-strips that `-er`, so its
-//! root is compared too ([`agent_root`]). The index is not changed: the
+//! root is compared too (`agent_root`). The index is not changed: the
 //! candidates are spelled from the word and its stem with English suffixes
 //! (dropping a final `e`, doubling a final consonant, `y` after `i`), the
 //! stemmer keeps those that share the word's stem, and each is then looked

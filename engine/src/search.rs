@@ -304,8 +304,8 @@ fn check(options: &SearchOptions) -> Result<Bounds> {
 }
 
 /// Runs a search: checks the options, catches the index up, fetches the
-/// page of hits by the strategy the query calls for ([`fetch`]), and
-/// renders it ([`render`]).
+/// page of hits by the strategy the query calls for (`fetch`), and
+/// renders it (`render`).
 ///
 /// # Errors
 ///
