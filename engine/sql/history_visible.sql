@@ -1,2 +1,3 @@
--- Whether session ?3 is visible to caller ?1 at visibility ?2 (visible.sql).
-SELECT EXISTS (SELECT 1 FROM visible WHERE session_key = ?3)
+-- Whether session :session_key is visible to :caller at :visibility
+-- (visible.sql).
+SELECT EXISTS (SELECT 1 FROM visible WHERE session_key = :session_key)

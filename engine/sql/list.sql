@@ -1,6 +1,6 @@
--- The sessions visible to caller ?1 at visibility ?2 (visible.sql), newest
--- activity first, one page: ?3 agent, ?4 since, ?5 until (of the last
--- activity), ?6 key prefix (each NULL for no filter), ?7 rows, ?8 offset.
+-- The sessions visible to :caller at :visibility (visible.sql), newest
+-- activity first, one page of :rows after :offset: :agent, :since, :until
+-- (of the last activity) and the key :prefix each NULL for no filter.
 -- A session's last activity is its newest message's created_at, or its own
 -- created_at while it has none.
 , listed AS (
@@ -12,14 +12,14 @@
   LEFT JOIN (SELECT session_key, max(created_at) AS last_activity, count(*) AS messages
              FROM messages WHERE session_key IN (SELECT session_key FROM visible)
              GROUP BY session_key) m ON m.session_key = s.session_key
-  WHERE (?3 IS NULL OR s.agent_id = ?3)
-    AND (?6 IS NULL OR substr(s.session_key, 1, length(?6)) = ?6))
+  WHERE (:agent IS NULL OR s.agent_id = :agent)
+    AND (:prefix IS NULL OR substr(s.session_key, 1, length(:prefix)) = :prefix))
 -- The page is cut before the titles are read, so only its sessions are.
 , page AS (
   SELECT * FROM listed
-  WHERE (?4 IS NULL OR last_activity >= ?4) AND (?5 IS NULL OR last_activity <= ?5)
+  WHERE (:since IS NULL OR last_activity >= :since) AND (:until IS NULL OR last_activity <= :until)
   ORDER BY last_activity DESC, session_key
-  LIMIT ?7 OFFSET ?8)
+  LIMIT :rows OFFSET :offset)
 SELECT session_key, agent_id, spawned_by, created_at, last_activity, messages,
        (SELECT content FROM messages t
         WHERE t.session_key = page.session_key AND t.role = 'user'

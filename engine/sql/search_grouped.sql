@@ -4,8 +4,8 @@
   totals(window_rows, window_oldest) AS (SELECT count(*), min(id) FROM candidates)
 -- The page of one search grouped by session (after visible.sql and
 -- search_window.sql): the best hit of each session in the window, with the
--- number of its session's hits there, the ?9 best of them first; ?8 =
--- 'relevance' (rank, then newer) or 'recent' (newer first).
+-- number of its session's hits there, the :page_rows best of them first;
+-- :order = 'relevance' (rank, then newer) or 'recent' (newer first).
 SELECT m.session_key, m.id, m.message_id, m.role, m.created_at, hit.rank, m.content,
        totals.window_rows, totals.window_oldest, hit.session_hits
 FROM (
@@ -15,13 +15,13 @@ FROM (
            count(*) OVER (PARTITION BY session_key) AS session_hits,
            row_number() OVER (
              PARTITION BY session_key
-             ORDER BY CASE WHEN ?8 = 'recent' THEN -created_at ELSE rank END, created_at DESC, id DESC
+             ORDER BY CASE WHEN :order = 'recent' THEN -created_at ELSE rank END, created_at DESC, id DESC
            ) AS nth
     FROM candidates
   )
   WHERE nth = 1
-  ORDER BY CASE WHEN ?8 = 'recent' THEN -created_at ELSE rank END, created_at DESC, id DESC
-  LIMIT ?9 + 0
+  ORDER BY CASE WHEN :order = 'recent' THEN -created_at ELSE rank END, created_at DESC, id DESC
+  LIMIT :page_rows + 0
 ) AS hit
 JOIN messages m ON m.id = hit.id, totals
-ORDER BY CASE WHEN ?8 = 'recent' THEN -hit.created_at ELSE hit.rank END, hit.created_at DESC, hit.id DESC
+ORDER BY CASE WHEN :order = 'recent' THEN -hit.created_at ELSE hit.rank END, hit.created_at DESC, hit.id DESC

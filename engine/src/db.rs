@@ -149,6 +149,102 @@ impl fmt::Display for SqlError {
 
 impl std::error::Error for SqlError {}
 
+/// A parameter bound by name, as the SQL writes it (`":caller"`).
+pub type Param<'a> = (&'a str, Value);
+
+/// The names of the parameters of `sql` in the order SQLite numbers them:
+/// `?N` takes slot N (named `?N`), a `:name`, `@name` or `$name` the slot
+/// after the largest taken when first seen; a slot no parameter takes is
+/// empty. Comments, string literals and quoted identifiers are skipped.
+fn parameter_names(sql: &str) -> Vec<&str> {
+    let bytes = sql.as_bytes();
+    let end_of = |from: usize, pattern: &str| {
+        sql[from..]
+            .find(pattern)
+            .map_or(bytes.len(), |at| from + at + pattern.len())
+    };
+    let word_end = |from: usize, digits_only: bool| {
+        let mut j = from;
+        while j < bytes.len()
+            && (bytes[j].is_ascii_digit()
+                || (!digits_only && (bytes[j].is_ascii_alphabetic() || bytes[j] == b'_')))
+        {
+            j += 1;
+        }
+        j
+    };
+    let mut names: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        i = match (bytes[i], bytes.get(i + 1)) {
+            (b'-', Some(b'-')) => end_of(i, "\n"),
+            (b'/', Some(b'*')) => end_of(i + 2, "*/"),
+            (b'\'', _) => end_of(i + 1, "'"),
+            (b'"', _) => end_of(i + 1, "\""),
+            (b'`', _) => end_of(i + 1, "`"),
+            (b'[', _) => end_of(i + 1, "]"),
+            (b'?', _) => {
+                let j = word_end(i + 1, true);
+                if let Ok(n) = sql[i + 1..j].parse::<usize>() {
+                    if names.len() < n {
+                        names.resize(n, "");
+                    }
+                    names[n - 1] = &sql[i..j];
+                }
+                j
+            }
+            (b':' | b'@' | b'$', _) => {
+                let j = word_end(i + 1, false);
+                if j > i + 1 && !names.contains(&&sql[i..j]) {
+                    names.push(&sql[i..j]);
+                }
+                j.max(i + 1)
+            }
+            _ => i + 1,
+        };
+    }
+    names
+}
+
+/// The values of `params` in the order of the parameters of `sql` (see
+/// [`Connection::query_named_each`]); a slot no parameter takes is NULL.
+///
+/// # Errors
+///
+/// A parameter of `sql` that `params` has no value for.
+pub fn positional(sql: &str, params: &[Param<'_>]) -> Result<Vec<Value>, SqlError> {
+    parameter_names(sql)
+        .into_iter()
+        .map(|name| match params.iter().find(|(n, _)| *n == name) {
+            Some((_, value)) => Ok(value.clone()),
+            None if name.is_empty() => Ok(Value::Null),
+            None => Err(SqlError::new(format!("no value for parameter {name}"))),
+        })
+        .collect()
+}
+
+/// A result row read by column name.
+pub struct Row<'c> {
+    columns: &'c [&'c str],
+    values: Vec<Value>,
+}
+
+impl<'c> Row<'c> {
+    /// `values` under the names of `columns`, the statement's result
+    /// columns in order.
+    pub fn new(columns: &'c [&'c str], values: Vec<Value>) -> Row<'c> {
+        Row { columns, values }
+    }
+
+    /// Takes the value of column `name` (NULL when there is none).
+    pub fn take(&mut self, name: &str) -> Value {
+        let at = self.columns.iter().position(|c| *c == name);
+        debug_assert!(at.is_some(), "no column {name}");
+        at.and_then(|at| self.values.get_mut(at))
+            .map_or(Value::Null, |value| std::mem::replace(value, Value::Null))
+    }
+}
+
 /// A statement that keeps the main database's read transaction open while
 /// it rests on its first row (see [`Connection::hold_read`]).
 pub const HOLD_READ_SQL: &str = "SELECT 1 FROM sqlite_master";
@@ -200,6 +296,24 @@ pub trait Connection {
         Ok(rows)
     }
 
+    /// [`Connection::query_each`] with `params` bound by name: each
+    /// parameter of `sql` (`:name`, `@name`, `$name` or `?N`) takes the
+    /// value given under its name; values no parameter names are unused.
+    fn query_named_each(
+        &self,
+        sql: &str,
+        params: &[Param<'_>],
+        each: &mut dyn FnMut(Vec<Value>),
+    ) -> Result<(), SqlError> {
+        self.query_each(sql, &positional(sql, params)?, each)
+    }
+
+    /// [`Connection::query`] with `params` bound by name (see
+    /// [`Connection::query_named_each`]).
+    fn query_named(&self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Vec<Value>>, SqlError> {
+        self.query(sql, &positional(sql, params)?)
+    }
+
     /// The first column of the first row, or `Null` when there is no row.
     fn query_value(&self, sql: &str, params: &[Value]) -> Result<Value, SqlError> {
         Ok(self
@@ -236,7 +350,29 @@ pub trait Connection {
 
 #[cfg(test)]
 mod tests {
-    use super::real_text;
+    use super::{parameter_names, positional, real_text, Value};
+
+    #[test]
+    fn parameters_are_numbered_as_sqlite_numbers_them() {
+        let sql = "-- :not ?9\nSELECT ':no', \"@no\", [$no], `:no`, ?2, :b, /* @no */ @c, :b, $d";
+        assert_eq!(parameter_names(sql), ["", "?2", ":b", "@c", "$d"]);
+        let values = positional(
+            sql,
+            &[
+                ("$d", 4.into()),
+                (":b", 2.into()),
+                ("@c", 3.into()),
+                ("?2", 1.into()),
+                (":x", 0.into()),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            values,
+            [Value::Null, 1.into(), 2.into(), 3.into(), 4.into()]
+        );
+        assert!(positional("SELECT :a", &[]).is_err());
+    }
 
     #[test]
     fn reals_render_as_sqlite_renders_them() {

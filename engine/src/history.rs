@@ -159,21 +159,27 @@ pub fn history(
     let caller = scope::caller(db, "sessions_history", options.caller.as_deref())?;
     let visibility = scope::effective(options.visibility, options.sandboxed);
     let mut params = vec![
-        caller.as_str().into(),
-        visibility.name().into(),
-        session_key.into(),
+        (":caller", caller.as_str().into()),
+        (":visibility", visibility.name().into()),
+        (":session_key", session_key.into()),
     ];
     // Walking up from the session shows most visible ones in a few lookups;
     // only when it does not is the caller's visible set built.
     let seen = scope::sees(db, &caller, visibility, session_key)?;
-    if !seen && db.query_value(VISIBLE_SQL, &params)?.as_i64() != Some(1) {
+    if !seen
+        && db
+            .query_named(VISIBLE_SQL, &params)?
+            .first()
+            .and_then(|row| row[0].as_i64())
+            != Some(1)
+    {
         return Err(invalid(format!(
             "no session {session_key:?} is visible to caller {caller:?}"
         )));
     }
-    params.push(i64::from(seen).into());
+    params.push((":seen", i64::from(seen).into()));
     let mut path: Vec<i64> = db
-        .query(PATH_SQL, &params)?
+        .query_named(PATH_SQL, &params)?
         .iter()
         .filter_map(|row| row[0].as_i64())
         .collect();
@@ -201,7 +207,7 @@ pub fn history(
         shrink_away_from(&mut window, anchor);
     }
     let ids = Value::Text(serde_json::to_string(&path[window.clone()]).unwrap_or_default());
-    let rows = db.query(MESSAGES_SQL, &[ids])?;
+    let rows = db.query_named(MESSAGES_SQL, &[(":ids", ids)])?;
     let mut truncated = false;
     let mut messages: Vec<HistoryMessage> = path[window.clone()]
         .iter()

@@ -115,17 +115,17 @@ pub fn list(db: &dyn Connection, options: &ListOptions) -> Result<ListResponse> 
     let visibility = scope::effective(options.visibility, options.sandboxed);
     let text = |value: &Option<String>| value.as_deref().map_or(Value::Null, Value::from);
     let number = |value: Option<i64>| value.map_or(Value::Null, Value::Integer);
-    let rows = db.query(
+    let rows = db.query_named(
         LIST_SQL,
         &[
-            caller.as_str().into(),
-            visibility.name().into(),
-            text(&options.agent),
-            number(options.since),
-            number(options.until),
-            text(&options.prefix),
-            Value::Integer(limit + 1),
-            Value::Integer(offset),
+            (":caller", caller.as_str().into()),
+            (":visibility", visibility.name().into()),
+            (":agent", text(&options.agent)),
+            (":since", number(options.since)),
+            (":until", number(options.until)),
+            (":prefix", text(&options.prefix)),
+            (":rows", Value::Integer(limit + 1)),
+            (":offset", Value::Integer(offset)),
         ],
     )?;
     let truncated = rows.len() > limit as usize;

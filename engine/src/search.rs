@@ -2,7 +2,7 @@
 //! visibility inside SQL, redact and cut excerpts, and bound the answer.
 
 use crate::content;
-use crate::db::{Connection, Value};
+use crate::db::{Connection, Param, Row, Value};
 use crate::error::{Error, Result};
 use crate::excerpt::excerpt;
 use crate::query::Query;
@@ -70,16 +70,21 @@ const RARE_TERM_BUDGET: i64 = 3000;
 /// tiers before it is ranked in full (about 10% more time).
 const TIERS_FROM: i64 = 100;
 
-/// How many rows (at most ?2) match FTS5 expression ?1: enough to tell a
-/// rare term from a common one without counting all of a common one.
-const TERM_COUNT_SQL: &str =
-    "SELECT count(*) FROM (SELECT 1 FROM session_search_fts WHERE session_search_fts MATCH ?1 LIMIT ?2)";
+/// How many rows (at most :most) match FTS5 expression :expression: enough
+/// to tell a rare term from a common one without counting all of a common
+/// one.
+const TERM_COUNT_SQL: &str = "SELECT count(*) FROM (SELECT 1 FROM session_search_fts \
+     WHERE session_search_fts MATCH :expression LIMIT :most)";
 
 /// Whether FTS5 expression `expression` matches at most `n` rows, reading at
 /// most `n + 1` of them.
 fn matches_at_most(db: &dyn Connection, expression: &str, n: i64) -> Result<bool> {
-    let count = db.query_value(TERM_COUNT_SQL, &[expression.into(), (n + 1).into()])?;
-    Ok(count.as_i64().unwrap_or(0) <= n)
+    let params = [
+        (":expression", expression.into()),
+        (":most", (n + 1).into()),
+    ];
+    let count = db.query_named(TERM_COUNT_SQL, &params)?;
+    Ok(count.first().and_then(|row| row[0].as_i64()).unwrap_or(0) <= n)
 }
 
 /// Backlog rows a search indexes itself when no background drain runs (an
@@ -259,37 +264,55 @@ fn json_list<T: Serialize>(list: &Option<Vec<T>>) -> Value {
     })
 }
 
-/// Runs a search.
-///
-/// # Errors
-///
-/// [`Error::InvalidArgument`] for a bad query or option, a missing or
-/// unknown caller; [`Error::Schema`] before `sessions_init()`.
-pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Result<SearchResponse> {
-    let limit = bounded("sessions_search", "limit", options.limit, LIMIT)?;
+/// The options of a search within their bounds.
+struct Bounds {
+    limit: i64,
+    snippet_chars: i64,
+    max_bytes: i64,
+    rank_window: i64,
+}
+
+/// Step 1 of [`search`]: the options' numbers within their bounds, and only
+/// searchable roles.
+fn check(options: &SearchOptions) -> Result<Bounds> {
+    let function = "sessions_search";
+    let limit = bounded(function, "limit", options.limit, LIMIT)?;
     let snippet_chars = bounded(
-        "sessions_search",
+        function,
         "snippetChars",
         options.snippet_chars,
         (1, 300, 300),
     )?;
-    let max_bytes = bounded(
-        "sessions_search",
-        "maxBytes",
-        options.max_bytes,
-        (2, 32768, 32768),
-    )?;
+    let max_bytes = bounded(function, "maxBytes", options.max_bytes, (2, 32768, 32768))?;
     if let Some(role) = options.roles.iter().flatten().find(|r| !r.is_searchable()) {
         return Err(invalid(format!(
             "roles may only contain user and assistant, not \"{role}\""
         )));
     }
     let rank_window = bounded(
-        "sessions_search",
+        function,
         "rankWindow",
         options.rank_window,
         (1, MAX_RANK_WINDOW, DEFAULT_RANK_WINDOW),
     )?;
+    Ok(Bounds {
+        limit,
+        snippet_chars,
+        max_bytes,
+        rank_window,
+    })
+}
+
+/// Runs a search: checks the options, catches the index up, fetches the
+/// page of hits by the strategy the query calls for (`fetch`), and
+/// renders it (`render`).
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`] for a bad query or option, a missing or
+/// unknown caller; [`Error::Schema`] before `sessions_init()`.
+pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Result<SearchResponse> {
+    let bounds = check(options)?;
     let query = Query::parse(query).map_err(|e| invalid(e.to_string()))?;
     store::require_schema(db, "sessions_search")?;
     let redactor = store::redactor(
@@ -311,175 +334,293 @@ pub fn search(db: &dyn Connection, query: &str, options: &SearchOptions) -> Resu
             terms: None,
         });
     }
-    let visibility = scope::cheapest(db, scope::effective(options.visibility, options.sandboxed))?;
-    let scope = scope::scope_word(db, &caller, visibility)?;
-    let scope_word = scope.as_ref().map(|scope| scope.word.as_str());
-    let grouped = options.group_by == Some(GroupBy::Session);
-    let filtered = options.roles.is_some()
-        || options.since.is_some()
-        || options.until.is_some()
-        || options.session_keys.is_some();
-    let statement = |expression: &str,
-                     order: Order,
-                     limit: i64,
-                     window: i64,
-                     scoring: Scoring,
-                     scope_decides: bool|
-     -> Result<Vec<Vec<Value>>> {
-        let params = [
-            caller.as_str().into(),
-            visibility.name().into(),
-            expression.into(),
-            json_list(&options.roles),
-            options.since.map_or(Value::Null, Value::Integer),
-            options.until.map_or(Value::Null, Value::Integer),
-            json_list(&options.session_keys),
-            match order {
-                Order::Relevance => "relevance".into(),
-                Order::Recent => "recent".into(),
-            },
-            (limit + 1).into(),
-            window.into(),
-            scoring.ranked.map_or(Value::Null, Value::Integer),
-            i64::from(scope_decides).into(),
-            // Each candidate's row: to check or filter it, for its time
-            // or its session; else only the page's rows are read.
-            i64::from(!scope_decides || filtered || grouped || order == Order::Recent).into(),
-            // The page keeps the best `limit + 1` by rank of every candidate;
-            // a count keeps none, so no candidate's length is read.
-            if scoring.count_only {
-                0.into()
-            } else if grouped || order == Order::Recent {
-                Value::Null
-            } else {
-                (limit + 1).into()
-            },
-            scoring
-                .other_forms
-                .map_or(Value::Null, |bits| Value::Integer(bits as i64)),
-        ];
-        if scoring.count_only {
-            return Ok(db.query(COUNT_SQL, &params)?);
-        }
-        if grouped {
-            return Ok(db.query(GROUPED_SEARCH_SQL, &params)?);
-        }
-        let mut page = Page::new(order, limit + 1);
-        db.query_each(SEARCH_SQL, &params, &mut |row| page.add(&row))?;
-        page.rows(db)
-    };
-    // When the scope word selects what the caller may see, or at `all`
-    // (deleting a session deletes its messages), the rows' sessions are
-    // checked instead of each candidate's; a row the caller may not see (the
-    // scopes or the messages disagreeing with `sessions`, which the triggers
-    // rule out) runs the per-candidate check after all, for the rest of the
-    // search too.
-    let scope_decides = Cell::new(match &scope {
-        Some(scope) => scope.decides,
-        None => visibility == Visibility::All,
-    });
-    let seen = RefCell::new(HashSet::new());
-    let run = |expression: &str, order: Order, limit: i64, window: i64, scoring: Scoring| {
-        let decides = scope_decides.get();
-        let rows = statement(expression, order, limit, window, scoring, decides)?;
-        if decides
-            && !scoring.count_only
-            && !all_seen(db, &caller, visibility, &rows, &mut seen.borrow_mut())?
-        {
-            scope_decides.set(false);
-            return statement(expression, order, limit, window, scoring, false);
-        }
-        Ok(rows)
-    };
-    let expression = query.fts5_expression(scope_word);
-    let rows = match options.order {
-        Order::Relevance => {
-            // A session's hit count needs all its hits, not the tiers'.
-            let tiered = if grouped {
-                None
-            } else {
-                exact_by_tiers(
-                    db,
-                    &query,
-                    scope_word,
-                    (limit, rank_window),
-                    |tiered, window| run(tiered, Order::Relevance, limit, window, Scoring::EXACT),
-                )?
-            };
-            match tiered {
-                Some(rows) => rows,
-                None => run(
-                    &expression,
-                    Order::Relevance,
-                    limit,
-                    rank_window,
-                    Scoring::EXACT,
-                )?,
-            }
-        }
-        Order::Recent => newest(db, limit, |window| {
-            run(&expression, Order::Recent, limit, window, Scoring::EXACT)
-        })?,
-    };
-    let more = rows.len() as i64 > limit;
-    let mut question = Question::new(&query);
-    let short = (rows.len() as i64) < limit;
-    if short {
-        question.keep_forms(&mut |form| held(db, form))?;
-    }
-    let excerpts = !rows.is_empty() || question.adds_to(&query);
-    let focus = Focus::new(db, &query, &question, excerpts)?;
-    let mut hits: Vec<Hit> = rows
-        .iter()
-        .take(limit as usize)
-        .filter_map(|row| hit(row, &focus, &redactor, snippet_chars, false))
-        .collect();
-    let mut terms = None;
-    if short {
-        if question.adds_to(&query) {
-            let mut fill = partial_rows(
-                db,
-                &question,
-                scope_word,
-                (limit, rank_window, grouped),
-                &hits,
-                |expression, n, window, scoring| {
-                    run(expression, Order::Relevance, n, window, scoring)
-                },
-            )?;
-            if options.order == Order::Recent {
-                sort_rows(&mut fill, Order::Recent);
-            }
-            hits.extend(
-                fill.iter()
-                    .filter_map(|row| hit(row, &focus, &redactor, snippet_chars, true)),
-            );
-        }
-        terms = Some(term_counts(
-            &query,
-            &question,
-            &redactor,
-            scope_word,
-            |expression| {
-                let rows = run(
-                    expression,
-                    Order::Relevance,
-                    TERM_COUNT_CAP,
-                    TERM_COUNT_CAP,
-                    Scoring::COUNT,
-                )?;
-                Ok(rows.first().and_then(|row| row[0].as_i64()).unwrap_or(0))
-            },
-        )?);
-    }
-    let fitted = fit(hits, max_bytes);
+    let searcher = Searcher::new(db, options, caller)?;
+    let rows = fetch(&searcher, &query, &bounds)?;
+    let more = rows.len() as i64 > bounds.limit;
+    let (hits, terms) = render(&searcher, &query, &bounds, &redactor, &rows)?;
+    let (results, cut) = fit(hits, bounds.max_bytes);
     Ok(SearchResponse {
-        truncated: more || fitted.1,
-        results: fitted.0,
+        truncated: more || cut,
+        results,
         indexing,
         warning: indexing.then(|| INDEXING_WARNING.to_owned()),
         terms,
     })
+}
+
+/// Runs the window statements of one search for one caller and its
+/// options.
+struct Searcher<'a> {
+    db: &'a dyn Connection,
+    options: &'a SearchOptions,
+    caller: String,
+    visibility: Visibility,
+    scope: Option<scope::ScopeWord>,
+    grouped: bool,
+    /// A filter on roles, time or sessions is given.
+    filtered: bool,
+    /// When the scope word selects what the caller may see, or at `all`
+    /// (deleting a session deletes its messages), the rows' sessions are
+    /// checked instead of each candidate's; a row the caller may not see
+    /// (the scopes or the messages disagreeing with `sessions`, which the
+    /// triggers rule out) turns the per-candidate check on for the rest of
+    /// the search.
+    scope_decides: Cell<bool>,
+    /// The sessions found visible so far.
+    seen: RefCell<HashSet<String>>,
+}
+
+impl<'a> Searcher<'a> {
+    /// Step 2 of [`search`]: the cheapest visibility that means the same,
+    /// and the caller's scope word.
+    fn new(db: &'a dyn Connection, options: &'a SearchOptions, caller: String) -> Result<Self> {
+        let visibility =
+            scope::cheapest(db, scope::effective(options.visibility, options.sandboxed))?;
+        let scope = scope::scope_word(db, &caller, visibility)?;
+        let scope_decides = match &scope {
+            Some(scope) => scope.decides,
+            None => visibility == Visibility::All,
+        };
+        Ok(Searcher {
+            db,
+            options,
+            caller,
+            visibility,
+            scope,
+            grouped: options.group_by == Some(GroupBy::Session),
+            filtered: options.roles.is_some()
+                || options.since.is_some()
+                || options.until.is_some()
+                || options.session_keys.is_some(),
+            scope_decides: Cell::new(scope_decides),
+            seen: RefCell::new(HashSet::new()),
+        })
+    }
+
+    /// The caller's scope word, if it has one.
+    fn scope_word(&self) -> Option<&str> {
+        self.scope.as_ref().map(|scope| scope.word.as_str())
+    }
+
+    /// The named parameters of the window statement (`sql/search_window.sql`).
+    fn params(&self, window: &WindowRun<'_>, scope_decides: bool) -> Vec<Param<'static>> {
+        let options = self.options;
+        let recent = window.order == Order::Recent;
+        let page_rows = Value::Integer(window.limit + 1);
+        // The page keeps the best `limit + 1` by rank of every candidate; a
+        // count keeps none, so no candidate's length is read.
+        let keep = if window.scoring.count_only {
+            0.into()
+        } else if self.grouped || recent {
+            Value::Null
+        } else {
+            page_rows.clone()
+        };
+        // Each candidate's row: to check or filter it, for its time or its
+        // session; else only the page's rows are read.
+        let read_messages = !scope_decides || self.filtered || self.grouped || recent;
+        let optional = |value: Option<i64>| value.map_or(Value::Null, Value::Integer);
+        vec![
+            (":caller", self.caller.as_str().into()),
+            (":visibility", self.visibility.name().into()),
+            (":expression", window.expression.into()),
+            (":roles", json_list(&options.roles)),
+            (":since", optional(options.since)),
+            (":until", optional(options.until)),
+            (":session_keys", json_list(&options.session_keys)),
+            (":order", if recent { "recent" } else { "relevance" }.into()),
+            (":page_rows", page_rows),
+            (":window", window.window.into()),
+            (":scored_phrases", optional(window.scoring.ranked)),
+            (":scope_decides", i64::from(scope_decides).into()),
+            (":read_messages", i64::from(read_messages).into()),
+            (":keep", keep),
+            (
+                ":other_forms",
+                optional(window.scoring.other_forms.map(|bits| bits as i64)),
+            ),
+        ]
+    }
+
+    /// The page of one window statement, its sessions checked when the
+    /// statement did not check each candidate's.
+    fn run(&self, window: WindowRun<'_>) -> Result<Vec<PageRow>> {
+        let decides = self.scope_decides.get();
+        let rows = self.page(&window, decides)?;
+        if decides && !self.all_seen(&rows)? {
+            self.scope_decides.set(false);
+            return self.page(&window, false);
+        }
+        Ok(rows)
+    }
+
+    /// How many candidates the window of `expression` reads, at most
+    /// [`TERM_COUNT_CAP`].
+    fn count(&self, expression: &str) -> Result<i64> {
+        let window = WindowRun {
+            expression,
+            order: Order::Relevance,
+            limit: TERM_COUNT_CAP,
+            window: TERM_COUNT_CAP,
+            scoring: Scoring::COUNT,
+        };
+        let params = self.params(&window, self.scope_decides.get());
+        let rows = self.db.query_named(COUNT_SQL, &params)?;
+        Ok(rows.first().and_then(|row| row[0].as_i64()).unwrap_or(0))
+    }
+
+    /// The page of the window statement: grouped by session in SQL, else
+    /// kept by a [`Page`] as the candidates come.
+    fn page(&self, window: &WindowRun<'_>, scope_decides: bool) -> Result<Vec<PageRow>> {
+        let params = self.params(window, scope_decides);
+        if self.grouped {
+            let rows = self.db.query_named(GROUPED_SEARCH_SQL, &params)?;
+            return Ok(rows
+                .into_iter()
+                .filter_map(|values| PageRow::read(Row::new(PAGE_COLUMNS, values)))
+                .collect());
+        }
+        let mut page = Page::new(window.order, window.limit + 1);
+        self.db
+            .query_named_each(SEARCH_SQL, &params, &mut |values| page.add(values))?;
+        page.rows(self.db)
+    }
+
+    /// Whether the caller may see the session of every row; the sessions
+    /// found visible are remembered.
+    fn all_seen(&self, rows: &[PageRow]) -> Result<bool> {
+        let mut seen = self.seen.borrow_mut();
+        for row in rows {
+            if !seen.contains(&row.session_key) {
+                if !scope::sees(self.db, &self.caller, self.visibility, &row.session_key)? {
+                    return Ok(false);
+                }
+                seen.insert(row.session_key.clone());
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// One run of the window statement: what it matches, in what order, how
+/// many rows its page keeps (`limit + 1`), how many candidates it reads
+/// (`window`, -1 for every match) and how it scores them.
+#[derive(Debug, Clone, Copy)]
+struct WindowRun<'e> {
+    expression: &'e str,
+    order: Order,
+    limit: i64,
+    window: i64,
+    scoring: Scoring,
+}
+
+impl<'e> WindowRun<'e> {
+    /// A run in `order` with every term scored.
+    fn exact(expression: &'e str, order: Order, limit: i64, window: i64) -> WindowRun<'e> {
+        WindowRun {
+            expression,
+            order,
+            limit,
+            window,
+            scoring: Scoring::EXACT,
+        }
+    }
+}
+
+/// Step 3 of [`search`]: the page of full matches, `limit + 1` rows at
+/// most: with `relevance` ranked exactly from the impact tiers when they
+/// can ([`exact_by_tiers`]), else over the newest `rankWindow` matches;
+/// with `recent` the newest by time ([`newest`]).
+fn fetch(searcher: &Searcher<'_>, query: &Query, bounds: &Bounds) -> Result<Vec<PageRow>> {
+    let db = searcher.db;
+    let limit = bounds.limit;
+    let expression = query.fts5_expression(searcher.scope_word());
+    match searcher.options.order {
+        Order::Relevance => {
+            // A session's hit count needs all its hits, not the tiers'.
+            let tiered = if searcher.grouped {
+                None
+            } else {
+                exact_by_tiers(
+                    db,
+                    query,
+                    searcher.scope_word(),
+                    (limit, bounds.rank_window),
+                    |tiered, window| {
+                        searcher.run(WindowRun::exact(tiered, Order::Relevance, limit, window))
+                    },
+                )?
+            };
+            match tiered {
+                Some(rows) => Ok(rows),
+                None => searcher.run(WindowRun::exact(
+                    &expression,
+                    Order::Relevance,
+                    limit,
+                    bounds.rank_window,
+                )),
+            }
+        }
+        Order::Recent => newest(db, limit, |window| {
+            searcher.run(WindowRun::exact(&expression, Order::Recent, limit, window))
+        }),
+    }
+}
+
+/// Step 4 of [`search`]: the hits of `rows` with their excerpts; when they
+/// are fewer than the limit, the best partial matches after them and what
+/// each query term matched.
+fn render(
+    searcher: &Searcher<'_>,
+    query: &Query,
+    bounds: &Bounds,
+    redactor: &Redactor,
+    rows: &[PageRow],
+) -> Result<(Vec<Hit>, Option<Vec<TermCount>>)> {
+    let db = searcher.db;
+    let limit = bounds.limit;
+    let mut question = Question::new(query);
+    let short = (rows.len() as i64) < limit;
+    if short {
+        question.keep_forms(&mut |form| held(db, form))?;
+    }
+    let excerpts = !rows.is_empty() || question.adds_to(query);
+    let focus = Focus::new(db, query, &question, excerpts)?;
+    let render = |row: &PageRow, partial| hit(row, &focus, redactor, bounds.snippet_chars, partial);
+    let mut hits: Vec<Hit> = rows
+        .iter()
+        .take(limit as usize)
+        .filter_map(|row| render(row, false))
+        .collect();
+    if !short {
+        return Ok((hits, None));
+    }
+    if question.adds_to(query) {
+        let mut fill = partial_rows(
+            db,
+            &question,
+            searcher.scope_word(),
+            (limit, bounds.rank_window, searcher.grouped),
+            &hits,
+            |expression, n, window, scoring| {
+                searcher.run(WindowRun {
+                    expression,
+                    order: Order::Relevance,
+                    limit: n,
+                    window,
+                    scoring,
+                })
+            },
+        )?;
+        if searcher.options.order == Order::Recent {
+            sort_rows(&mut fill, Order::Recent);
+        }
+        hits.extend(fill.iter().filter_map(|row| render(row, true)));
+    }
+    let terms = term_counts(query, &question, redactor, searcher.scope_word(), |e| {
+        searcher.count(e)
+    })?;
+    Ok((hits, Some(terms)))
 }
 
 /// How the window statement scores its candidates.
@@ -697,8 +838,8 @@ fn exact_by_tiers(
     query: &Query,
     scope: Option<&str>,
     (limit, window): (i64, i64),
-    run: impl Fn(&str, i64) -> Result<Vec<Vec<Value>>>,
-) -> Result<Option<Vec<Vec<Value>>>> {
+    run: impl Fn(&str, i64) -> Result<Vec<PageRow>>,
+) -> Result<Option<Vec<PageRow>>> {
     if query.single_word().is_none() {
         return Ok(None);
     }
@@ -709,7 +850,7 @@ fn exact_by_tiers(
     }
     let every_match = query.fts5_expression(scope);
     // Ranking every match when the tiers prove nothing: at most the budget.
-    let every_match_ranked = || -> Result<Option<Vec<Vec<Value>>>> {
+    let every_match_ranked = || -> Result<Option<Vec<PageRow>>> {
         if window >= TIER_BUDGET || !matches_at_most(db, &every_match, TIER_BUDGET)? {
             return Ok(None);
         }
@@ -720,13 +861,13 @@ fn exact_by_tiers(
     };
     let average = totals.average_length();
     let mut budget = TIER_BUDGET;
-    let mut page: Vec<Vec<Value>> = Vec::new();
+    let mut page: Vec<PageRow> = Vec::new();
     for (tier, &floor) in tiers::TIER_FLOORS.iter().enumerate() {
         let Some(expression) = query.tier_expression(tier, scope) else {
             return Ok(None);
         };
         let rows = run(&expression, budget)?;
-        let ranked = rows.first().and_then(|row| row[7].as_i64()).unwrap_or(0);
+        let ranked = rows.first().map_or(0, |row| row.window_rows);
         if ranked >= budget {
             // The tiers of this word are too large to rank in full.
             return every_match_ranked();
@@ -735,7 +876,7 @@ fn exact_by_tiers(
         page = best_of(page, rows, limit + 1);
         let last_score = page
             .get(limit as usize - 1)
-            .and_then(|row| row[5].as_f64())
+            .and_then(|row| row.rank)
             .map(|rank| -rank);
         if page.len() as i64 > limit
             && last_score.is_some_and(|s| s >= tiers::bound(floor, average))
@@ -746,29 +887,9 @@ fn exact_by_tiers(
     every_match_ranked()
 }
 
-/// Whether `caller` may see the session of every row of the search
-/// statement at `visibility`; `seen` holds the sessions found visible so far.
-fn all_seen(
-    db: &dyn Connection,
-    caller: &str,
-    visibility: Visibility,
-    rows: &[Vec<Value>],
-    seen: &mut HashSet<String>,
-) -> Result<bool> {
-    for key in rows.iter().filter_map(|row| row[0].as_str()) {
-        if !seen.contains(key) {
-            if !scope::sees(db, caller, visibility, key)? {
-                return Ok(false);
-            }
-            seen.insert(key.to_owned());
-        }
-    }
-    Ok(true)
-}
-
 /// The best `keep` rows of two pages of the search statement in its relevance order
 /// (rank, then newer, then larger id).
-fn best_of(mut page: Vec<Vec<Value>>, more: Vec<Vec<Value>>, keep: i64) -> Vec<Vec<Value>> {
+fn best_of(mut page: Vec<PageRow>, more: Vec<PageRow>, keep: i64) -> Vec<PageRow> {
     page.extend(more);
     sort_rows(&mut page, Order::Relevance);
     page.truncate(usize::try_from(keep).unwrap_or(usize::MAX));
@@ -777,17 +898,16 @@ fn best_of(mut page: Vec<Vec<Value>>, more: Vec<Vec<Value>>, keep: i64) -> Vec<V
 
 /// Sorts rows of the search statement best first: by rank or, `recent`,
 /// by time, then newer, then larger id.
-fn sort_rows(rows: &mut [Vec<Value>], order: Order) {
-    let key = |row: &Vec<Value>| {
-        let time = row[4].as_i64().unwrap_or(i64::MIN);
+fn sort_rows(rows: &mut [PageRow], order: Order) {
+    let key = |row: &PageRow| {
         let first = match order {
-            Order::Relevance => row[5].as_f64().unwrap_or(f64::INFINITY),
-            Order::Recent => -(time as f64),
+            Order::Relevance => row.rank.unwrap_or(f64::INFINITY),
+            Order::Recent => -(row.created_at as f64),
         };
         (
             first,
-            std::cmp::Reverse(time),
-            std::cmp::Reverse(row[1].as_i64().unwrap_or(i64::MIN)),
+            std::cmp::Reverse(row.created_at),
+            std::cmp::Reverse(row.id),
         )
     };
     rows.sort_by(|a, b| {
@@ -797,12 +917,90 @@ fn sort_rows(rows: &mut [Vec<Value>], order: Order) {
     });
 }
 
+/// The columns of a [`PageRow`]: those of `sql/search_grouped.sql`.
+const PAGE_COLUMNS: &[&str] = &[
+    "session_key",
+    "id",
+    "message_id",
+    "role",
+    "created_at",
+    "rank",
+    "content",
+    "window_rows",
+    "window_oldest",
+    "session_hits",
+];
+
+/// A row of a search's page: a message, its rank and what its window read.
+#[derive(Debug, Clone)]
+struct PageRow {
+    session_key: String,
+    /// `messages.id`.
+    id: i64,
+    /// The host's id, if it gave one.
+    message_id: Option<String>,
+    role: String,
+    created_at: i64,
+    /// BM25 (lower is better).
+    rank: Option<f64>,
+    content: Value,
+    /// How many candidates the window read, and the oldest message id
+    /// among them.
+    window_rows: i64,
+    window_oldest: Option<i64>,
+    /// Grouped by session, how many hits its session has in the window.
+    session_hits: Option<i64>,
+}
+
+impl PageRow {
+    /// The row of `row`'s columns (those of [`PAGE_COLUMNS`] it has); `None`
+    /// without a session, id, role or time.
+    fn read(mut row: Row<'_>) -> Option<PageRow> {
+        Some(PageRow {
+            window_rows: row.take("window_rows").as_i64().unwrap_or(0),
+            window_oldest: row.take("window_oldest").as_i64(),
+            session_hits: row.take("session_hits").as_i64(),
+            rank: row.take("rank").as_f64(),
+            content: row.take("content"),
+            message_id: row.take("message_id").as_str().map(str::to_owned),
+            created_at: row.take("created_at").as_i64()?,
+            role: row.take("role").as_str()?.to_owned(),
+            id: row.take("id").as_i64()?,
+            session_key: row.take("session_key").as_str()?.to_owned(),
+        })
+    }
+}
+
+/// The columns of a row of [`HIT_SQL`].
+const HIT_COLUMNS: &[&str] = &[
+    "session_key",
+    "id",
+    "message_id",
+    "role",
+    "created_at",
+    "content",
+];
+
+/// The columns of a [`Candidate`]: those of [`SEARCH_SQL`].
+const CANDIDATE_COLUMNS: &[&str] = &["id", "rank", "created_at"];
+
 /// A candidate of a search's window (a row of [`SEARCH_SQL`]).
 struct Candidate {
     id: i64,
     rank: f64,
-    /// `None` when the window read no message rows (see `?13`).
+    /// `None` when the window read no message rows (see `:read_messages`).
     created_at: Option<i64>,
+}
+
+impl Candidate {
+    /// The candidate of a row of [`SEARCH_SQL`]; `None` without an id.
+    fn read(mut row: Row<'_>) -> Option<Candidate> {
+        Some(Candidate {
+            id: row.take("id").as_i64()?,
+            rank: row.take("rank").as_f64().unwrap_or(f64::INFINITY),
+            created_at: row.take("created_at").as_i64(),
+        })
+    }
 }
 
 /// The page of a search not grouped by session, kept as its window's
@@ -843,22 +1041,18 @@ impl Page {
         (2 * held).max(2 * keep).max(64)
     }
 
-    /// Reads one row of [`SEARCH_SQL`] (`id, rank, created_at`).
-    fn add(&mut self, row: &[Value]) {
-        let Some(id) = row[0].as_i64() else {
+    /// Reads one row of [`SEARCH_SQL`].
+    fn add(&mut self, values: Vec<Value>) {
+        let Some(candidate) = Candidate::read(Row::new(CANDIDATE_COLUMNS, values)) else {
             return;
         };
         self.read += 1;
+        let id = candidate.id;
         self.oldest = Some(self.oldest.map_or(id, |oldest| oldest.min(id)));
-        let rank = row[1].as_f64().unwrap_or(f64::INFINITY);
-        if rank > self.worst {
+        if candidate.rank > self.worst {
             return;
         }
-        self.kept.push(Candidate {
-            id,
-            rank,
-            created_at: row[2].as_i64(),
-        });
+        self.kept.push(candidate);
         if self.kept.len() >= self.room {
             self.cut();
         }
@@ -885,24 +1079,27 @@ impl Page {
         self.room = Self::room_for(self.keep, self.kept.len());
     }
 
-    /// The page's rows in the columns of the search statement (those of
-    /// `sql/search_grouped.sql`), best first, at most `keep`; a message
-    /// deleted since its candidate was read is left out.
-    fn rows(mut self, db: &dyn Connection) -> Result<Vec<Vec<Value>>> {
+    /// The page's rows, best first, at most `keep`; a message deleted
+    /// since its candidate was read is left out.
+    fn rows(mut self, db: &dyn Connection) -> Result<Vec<PageRow>> {
         self.cut();
         let mut rows = Vec::with_capacity(self.kept.len());
         for candidate in &self.kept {
-            // session_key, id, message_id, role, created_at, content
-            let Some(mut row) = db.query(HIT_SQL, &[candidate.id.into()])?.pop() else {
+            let Some(values) = db
+                .query_named(HIT_SQL, &[(":id", candidate.id.into())])?
+                .pop()
+            else {
                 continue;
             };
-            row.insert(5, Value::Real(candidate.rank));
-            row.extend([
-                Value::Integer(self.read),
-                self.oldest.map_or(Value::Null, Value::Integer),
-                Value::Null,
-            ]);
-            rows.push(row);
+            let Some(row) = PageRow::read(Row::new(HIT_COLUMNS, values)) else {
+                continue;
+            };
+            rows.push(PageRow {
+                rank: Some(candidate.rank),
+                window_rows: self.read,
+                window_oldest: self.oldest,
+                ..row
+            });
         }
         sort_rows(&mut rows, self.order);
         rows.truncate(self.keep);
@@ -927,8 +1124,8 @@ fn partial_rows(
     scope: Option<&str>,
     (limit, window, grouped): (i64, i64, bool),
     found: &[Hit],
-    run: impl Fn(&str, i64, i64, Scoring) -> Result<Vec<Vec<Value>>>,
-) -> Result<Vec<Vec<Value>>> {
+    run: impl Fn(&str, i64, i64, Scoring) -> Result<Vec<PageRow>>,
+) -> Result<Vec<PageRow>> {
     let (_, phrases, marks) = question.scored();
     let scoring = Scoring {
         ranked: Some(phrases as i64),
@@ -954,10 +1151,10 @@ fn partial_rows(
         windows.push((question.any(scope), window));
     }
     let mut ids: HashSet<i64> = found.iter().map(|hit| hit.id).collect();
-    let mut candidates: Vec<Vec<Value>> = Vec::new();
+    let mut candidates: Vec<PageRow> = Vec::new();
     for (expression, ranked) in windows {
         for row in run(&expression, found.len() as i64 + limit, ranked, scoring)? {
-            if row[1].as_i64().is_some_and(|id| ids.insert(id)) {
+            if ids.insert(row.id) {
                 candidates.push(row);
             }
         }
@@ -967,12 +1164,7 @@ fn partial_rows(
     let wanted = (limit as usize).saturating_sub(found.len());
     let rows = candidates
         .into_iter()
-        .filter(|row| {
-            !grouped
-                || row[0]
-                    .as_str()
-                    .is_some_and(|key| sessions.insert(key.to_owned()))
-        })
+        .filter(|row| !grouped || sessions.insert(row.session_key.clone()))
         .take(wanted)
         .collect();
     Ok(rows)
@@ -1009,11 +1201,11 @@ enum Window {
 fn newest(
     db: &dyn Connection,
     limit: i64,
-    run: impl Fn(i64) -> Result<Vec<Vec<Value>>>,
-) -> Result<Vec<Vec<Value>>> {
+    run: impl Fn(i64) -> Result<Vec<PageRow>>,
+) -> Result<Vec<PageRow>> {
     for window in std::iter::once(limit + 1).chain(RECENT_WINDOWS) {
         let rows = run(window)?;
-        let read = rows.first().and_then(|row| row[7].as_i64()).unwrap_or(0);
+        let read = rows.first().map_or(0, |row| row.window_rows);
         if read < window {
             return Ok(rows);
         }
@@ -1027,17 +1219,19 @@ fn newest(
 }
 
 /// Whether the window of `rows` holds the newest by time.
-fn check_window(db: &dyn Connection, rows: &[Vec<Value>]) -> Result<Window> {
-    let oldest_time = rows.iter().filter_map(|row| row[4].as_i64()).min();
-    let window_oldest = rows.first().and_then(|row| row[8].as_i64());
+fn check_window(db: &dyn Connection, rows: &[PageRow]) -> Result<Window> {
+    let oldest_time = rows.iter().map(|row| row.created_at).min();
+    let window_oldest = rows.first().and_then(|row| row.window_oldest);
     let (Some(time), Some(id)) = (oldest_time, window_oldest) else {
         return Ok(Window::Unknown);
     };
-    let answer = db.query_value(
-        RECENT_COMPLETE_SQL,
-        &[time.into(), id.into(), RECENT_CHECK_BLOCKS.into()],
-    )?;
-    Ok(match answer.as_i64() {
+    let params = [
+        (":oldest_time", time.into()),
+        (":window_oldest", id.into()),
+        (":blocks", RECENT_CHECK_BLOCKS.into()),
+    ];
+    let answer = db.query_named(RECENT_COMPLETE_SQL, &params)?;
+    Ok(match answer.first().and_then(|row| row[0].as_i64()) {
         Some(0) => Window::HoldsTheNewest,
         Some(1) => Window::Shuffled,
         _ => Window::Unknown,
@@ -1048,13 +1242,13 @@ fn check_window(db: &dyn Connection, rows: &[Vec<Value>]) -> Result<Window> {
 /// text redacted by `redactor` (the stored patterns and the request's),
 /// centred where `focus` says; a `partial` one with the terms it holds.
 fn hit(
-    row: &[Value],
+    row: &PageRow,
     focus: &Focus<'_>,
     redactor: &Redactor,
     snippet_chars: i64,
     partial: bool,
 ) -> Option<Hit> {
-    let content = row[6].as_bytes()?;
+    let content = row.content.as_bytes()?;
     let text = content::searchable_text(&content)?;
     let (found, matched) = if partial {
         focus.find_with_terms(&text)
@@ -1074,19 +1268,15 @@ fn hit(
         .into_iter()
         .map(|term| redactor.redact(term).into_owned())
         .collect();
-    let id = row[1].as_i64()?;
-    let rank = row[5].as_f64().unwrap_or(0.0);
     Some(Hit {
-        session_key: row[0].as_str()?.to_owned(),
-        message_id: row[2]
-            .as_str()
-            .map_or_else(|| id.to_string(), str::to_owned),
-        id,
-        role: row[3].as_str()?.parse().ok()?,
-        timestamp: row[4].as_i64()?,
+        session_key: row.session_key.clone(),
+        message_id: row.message_id.clone().unwrap_or_else(|| row.id.to_string()),
+        id: row.id,
+        role: row.role.parse().ok()?,
+        timestamp: row.created_at,
         snippet,
-        score: -rank,
-        hits: row[9].as_i64(),
+        score: -row.rank.unwrap_or(0.0),
+        hits: row.session_hits,
         partial,
         matched,
     })
