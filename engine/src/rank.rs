@@ -32,8 +32,8 @@ pub const FOUND_DELTA: f64 = 1.0;
 /// for `NEAR`, about a sentence.
 pub const NEAR_TOKENS: i32 = 10;
 
-/// What two of a question's words found together add to a score, times the
-/// smaller of their weights (see [`Bm25::proximity`]).
+/// What a question's word found near another adds to a score, times the
+/// smaller of its weight and that other word's (see [`Bm25::proximity`]).
 pub const PROXIMITY_WEIGHT: f64 = 0.5;
 
 /// The most phrases a query can mark as other forms (bits of an `i64`).
@@ -233,12 +233,15 @@ impl Bm25 {
 
 impl Bm25 {
     /// With [`Bm25::with_other_forms`], what the words of a row found
-    /// together add to its score: for each two terms (a phrase as typed with
-    /// its other forms) that stand within [`NEAR_TOKENS`] tokens of each
-    /// other (not at one position), [`PROXIMITY_WEIGHT`] times the smaller
-    /// of their weights (each its IDF, an other form's as in
-    /// [`Bm25::rank`]). `found` holds each phrase found in the row's text
-    /// and its position. Nothing without other forms.
+    /// together add to its score: for each term (a phrase as typed with its
+    /// other forms) that stands within [`NEAR_TOKENS`] tokens of another
+    /// (not at one position), [`PROXIMITY_WEIGHT`] times the smaller of its
+    /// weight and that other's (each its IDF, an other form's as in
+    /// [`Bm25::rank`]; the best such neighbour counts). Each term adds once,
+    /// so the bonus is at most half the terms' own weights: proximity adds
+    /// to a score and never outweighs the words found. `found` holds each
+    /// phrase found in the row's text and its position. Nothing without
+    /// other forms.
     pub fn proximity(&self, found: &[(usize, i32)]) -> f64 {
         if self.other_forms.is_none() {
             return 0.0;
@@ -256,15 +259,18 @@ impl Bm25 {
             }
         }
         let mut bonus = 0.0;
-        for (i, (_, first)) in terms.iter().enumerate() {
-            for (_, second) in &terms[i + 1..] {
-                let together = first
-                    .iter()
-                    .flat_map(|a| second.iter().map(move |b| (a, b)))
-                    .filter(|((p, _), (q, _))| (1..=NEAR_TOKENS).contains(&(p - q).abs()));
-                if let Some(weight) = together.map(|((_, a), (_, b))| a.min(*b)).reduce(f64::max) {
-                    bonus += PROXIMITY_WEIGHT * weight;
-                }
+        for (i, (_, positions)) in terms.iter().enumerate() {
+            let others = terms
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .flat_map(|(_, (_, other))| other);
+            let together = positions
+                .iter()
+                .flat_map(|a| others.clone().map(move |b| (a, b)))
+                .filter(|((p, _), (q, _))| (1..=NEAR_TOKENS).contains(&(p - q).abs()));
+            if let Some(weight) = together.map(|((_, a), (_, b))| a.min(*b)).reduce(f64::max) {
+                bonus += PROXIMITY_WEIGHT * weight;
             }
         }
         bonus
@@ -510,11 +516,17 @@ mod tests {
             b.set_hits(phrase, hits);
         }
         let idf = |hits: f64| ((1000.0 - hits + 0.5) / (hits + 0.5)).ln();
-        // Terms 0 (with its other form, phrase 1) and 2, 4 tokens apart.
-        assert!((b.proximity(&[(0, 3), (2, 7)]) - 0.5 * idf(100.0)).abs() < 1e-12);
+        // Terms 0 (with its other form, phrase 1) and 2, 4 tokens apart:
+        // each adds half the smaller weight.
+        assert!((b.proximity(&[(0, 3), (2, 7)]) - idf(100.0)).abs() < 1e-12);
         // Through the other form, which weighs half the form typed.
         let other = 0.5 * idf(10.0);
-        assert!((b.proximity(&[(1, 3), (2, 7)]) - 0.5 * other.min(idf(100.0))).abs() < 1e-12);
+        assert!((b.proximity(&[(1, 3), (2, 7)]) - other.min(idf(100.0))).abs() < 1e-12);
+        // A term found near another at several places adds once: the bonus
+        // never exceeds half the weights of the words found.
+        let crowded = b.proximity(&[(0, 3), (2, 5), (2, 7), (2, 9)]);
+        assert!((crowded - idf(100.0)).abs() < 1e-12);
+        assert!(crowded <= 0.5 * (idf(10.0) + idf(100.0)));
         // Too far apart, a term with its own form, one position: nothing.
         assert_eq!(b.proximity(&[(0, 3), (2, 30)]), 0.0);
         assert_eq!(b.proximity(&[(0, 3), (1, 4)]), 0.0);
