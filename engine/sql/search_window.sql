@@ -30,6 +30,10 @@
   -- :other_forms = NULL, or for the fill of a question the bits of the
   -- scored phrases that are other forms of a term (rank.rs,
   -- Bm25::with_other_forms): every phrase then counts by its own IDF.
+  -- :speaker = NULL, or the role whose messages' ranks are multiplied by
+  -- :speaker_weight (rank.rs, SPEAKER_WEIGHT): the fill of a question about
+  -- that role's words (question.rs, Question::speaker); :keep is then NULL
+  -- and :read_messages 1.
   -- The limits are written `:window + 0` (and `:page_rows + 0` in the
   -- pages): a bare parameter in a LIMIT makes SQLite 3.54 (the wrapper's
   -- bundled build) prepare the statement again whenever its value changes,
@@ -37,7 +41,8 @@
   candidates(id, session_key, rank, created_at) AS (
     SELECT ~f.rowid, m.session_key,
            sessions_rank(session_search_fts, (SELECT ~min(id) FROM messages),
-                         :scored_phrases, :keep, :other_forms),
+                         :scored_phrases, :keep, :other_forms)
+             * CASE WHEN m.role = :speaker THEN :speaker_weight ELSE 1 END,
            m.created_at
     FROM session_search_fts f
     -- A NULL key finds no row without searching the table.

@@ -18,6 +18,7 @@
 use crate::forms;
 use crate::query::{scan, Pattern, Query};
 use crate::rank::{MOST_MARKED_PHRASES, NEAR_TOKENS};
+use crate::role::Role;
 use crate::tokenizer::{is_spaceless, RUN_BOUNDARY};
 use std::ops::{ControlFlow, Range};
 
@@ -427,6 +428,9 @@ pub struct Question {
     pub units: Vec<Unit>,
     /// The query terms left out as framing words.
     pub framing: Vec<usize>,
+    /// Whose words the question asks about, when it says so (`what did I
+    /// say about …`, `where did you suggest …`): see [`speaker`].
+    pub speaker: Option<Role>,
 }
 
 impl Question {
@@ -457,7 +461,11 @@ impl Question {
         } else {
             framing
         };
-        Question { units, framing }
+        Question {
+            units,
+            framing,
+            speaker: speaker(query),
+        }
     }
 
     /// Keeps only the other forms for which `found` (given a form's FTS5
@@ -700,6 +708,86 @@ pub const FOCUS_REACH: usize = 64 * 1024;
 
 /// How much of a text [`Question::focus_and_terms`] reads, in bytes.
 pub const MATCHED_REACH: usize = 256 * 1024;
+
+/// Verbs of saying: after `I` or `you` (`did I ask`, `you suggested`),
+/// they make a question about someone's words. Sorted.
+const SAYING_VERBS: [&str; 31] = [
+    "answer",
+    "answered",
+    "ask",
+    "asked",
+    "explain",
+    "explained",
+    "mention",
+    "mentioned",
+    "paste",
+    "pasted",
+    "propose",
+    "proposed",
+    "recommend",
+    "recommended",
+    "replied",
+    "reply",
+    "request",
+    "requested",
+    "said",
+    "say",
+    "share",
+    "shared",
+    "suggest",
+    "suggested",
+    "tell",
+    "told",
+    "type",
+    "typed",
+    "write",
+    "written",
+    "wrote",
+];
+
+/// Words that may stand between `I` or `you` and a verb of saying
+/// (`I just asked`, `you already said`). Sorted.
+const BEFORE_SAYING: [&str; 8] = [
+    "already",
+    "also",
+    "first",
+    "just",
+    "once",
+    "originally",
+    "previously",
+    "then",
+];
+
+/// Whose words an English question asks about: the user's when `I` says
+/// something in it (`what did I say about …`, `the image I asked about`),
+/// the assistant's when `you` does (`where did you suggest …`), by the
+/// first such pair; `None` otherwise. The fill then prefers that role's
+/// messages (see [`crate::rank::SPEAKER_WEIGHT`]).
+fn speaker(query: &Query) -> Option<Role> {
+    let words: Vec<Option<&str>> = query
+        .terms
+        .iter()
+        .map(|term| match term.tokens.as_slice() {
+            [word] if !term.quoted && !term.prefix => Some(word.as_str()),
+            _ => None,
+        })
+        .collect();
+    words.iter().enumerate().find_map(|(at, word)| {
+        let role = match (*word)? {
+            "i" => Role::User,
+            "you" => Role::Assistant,
+            _ => return None,
+        };
+        let mut next = words[at + 1..].iter().map_while(|word| *word);
+        let verb = next.next()?;
+        let verb = if BEFORE_SAYING.binary_search(&verb).is_ok() {
+            next.next()?
+        } else {
+            verb
+        };
+        SAYING_VERBS.binary_search(&verb).is_ok().then_some(role)
+    })
+}
 
 /// Whether the term at `index` of `query` only frames a question: one
 /// framing word, or a run of a spaceless script made of framing words.
@@ -952,6 +1040,8 @@ mod tests {
     #[test]
     fn framing_words_are_left_out_unless_nothing_else_is_left() {
         assert!(FRAMING_WORDS.windows(2).all(|pair| pair[0] < pair[1]));
+        assert!(SAYING_VERBS.windows(2).all(|pair| pair[0] < pair[1]));
+        assert!(BEFORE_SAYING.windows(2).all(|pair| pair[0] < pair[1]));
         let query = Query::parse("Where did we DISCUSS \"the deploy\" of Ünicode the*").unwrap();
         let question = Question::new(&query);
         // where, did, we, discuss, of frame it; a phrase, a prefix and a
@@ -1098,5 +1188,25 @@ mod tests {
         assert!(phrases > MOST_MARKED_PHRASES);
         assert!(marks.leading_zeros() >= 1);
         assert_eq!(phrases - marks.count_ones() as usize, 92);
+    }
+
+    #[test]
+    fn a_question_about_someones_words_names_their_role() {
+        let speaker = |input: &str| Question::new(&Query::parse(input).unwrap()).speaker;
+        assert_eq!(speaker("what did I say about the cache?"), Some(Role::User));
+        assert_eq!(speaker("the image I asked about"), Some(Role::User));
+        assert_eq!(speaker("where did I just paste the log"), Some(Role::User));
+        assert_eq!(
+            speaker("what did you suggest for retries"),
+            Some(Role::Assistant)
+        );
+        assert_eq!(speaker("you already said that"), Some(Role::Assistant));
+        // The first pair decides.
+        assert_eq!(speaker("what did I tell you to say"), Some(Role::User));
+        // No verb of saying right after, or typed in quotes: no one.
+        assert_eq!(speaker("did you move the digest to 10 PM?"), None);
+        assert_eq!(speaker("how did I fix the ports error"), None);
+        assert_eq!(speaker("\"I said\" in the logs"), None);
+        assert_eq!(speaker("say what I"), None);
     }
 }

@@ -36,6 +36,12 @@ pub const NEAR_TOKENS: i32 = 10;
 /// smaller of its weight and that other word's (see [`Bm25::proximity`]).
 pub const PROXIMITY_WEIGHT: f64 = 0.5;
 
+/// What the fill's score of a message is multiplied by when the question
+/// asks about its role's words (`what did I say about …` for the user's,
+/// `what did you suggest …` for the assistant's; see
+/// [`crate::question::Question::speaker`]).
+pub const SPEAKER_WEIGHT: f64 = 1.25;
+
 /// The most phrases a query can mark as other forms (bits of an `i64`).
 pub const MOST_MARKED_PHRASES: usize = 63;
 

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::excerpt::excerpt;
 use crate::query::Query;
 use crate::question::Question;
-use crate::rank::{estimate_hits, RankTotals};
+use crate::rank::{estimate_hits, RankTotals, SPEAKER_WEIGHT};
 use crate::redact::Redactor;
 use crate::role::Role;
 use crate::scope::{self, Visibility};
@@ -408,17 +408,20 @@ impl<'a> Searcher<'a> {
         let recent = window.order == Order::Recent;
         let page_rows = Value::Integer(window.limit + 1);
         // The page keeps the best `limit + 1` by rank of every candidate; a
-        // count keeps none, so no candidate's length is read.
+        // count keeps none, so no candidate's length is read. A speaker's
+        // weight applies after the rank, so every candidate is ranked.
+        let speaker = window.scoring.speaker;
         let keep = if window.scoring.count_only {
             0.into()
-        } else if self.grouped || recent {
+        } else if self.grouped || recent || speaker.is_some() {
             Value::Null
         } else {
             page_rows.clone()
         };
-        // Each candidate's row: to check or filter it, for its time or its
-        // session; else only the page's rows are read.
-        let read_messages = !scope_decides || self.filtered || self.grouped || recent;
+        // Each candidate's row: to check or filter it, for its time, its
+        // session or its role; else only the page's rows are read.
+        let read_messages =
+            !scope_decides || self.filtered || self.grouped || recent || speaker.is_some();
         let optional = |value: Option<i64>| value.map_or(Value::Null, Value::Integer);
         vec![
             (":caller", self.caller.as_str().into()),
@@ -439,6 +442,11 @@ impl<'a> Searcher<'a> {
                 ":other_forms",
                 optional(window.scoring.other_forms.map(|bits| bits as i64)),
             ),
+            (
+                ":speaker",
+                speaker.map_or(Value::Null, |role| role.as_str().into()),
+            ),
+            (":speaker_weight", Value::Real(SPEAKER_WEIGHT)),
         ]
     }
 
@@ -634,6 +642,9 @@ struct Scoring {
     other_forms: Option<u64>,
     /// Only count the candidates ([`COUNT_SQL`]).
     count_only: bool,
+    /// The role whose messages score [`crate::rank::SPEAKER_WEIGHT`] times
+    /// higher: the fill of a question about that role's words.
+    speaker: Option<Role>,
 }
 
 impl Scoring {
@@ -642,6 +653,7 @@ impl Scoring {
         ranked: None,
         other_forms: None,
         count_only: false,
+        speaker: None,
     };
 
     /// Counting the window's candidates.
@@ -649,6 +661,7 @@ impl Scoring {
         ranked: None,
         other_forms: None,
         count_only: true,
+        speaker: None,
     };
 }
 
@@ -1131,6 +1144,7 @@ fn partial_rows(
         ranked: Some(phrases as i64),
         other_forms: Some(marks),
         count_only: false,
+        speaker: question.speaker,
     };
     let mut rare = Vec::new();
     for unit in 0..question.units.len() {

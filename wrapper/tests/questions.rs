@@ -341,3 +341,40 @@ fn the_sql_function_answers_as_the_wrapper() {
     );
     assert!(json.contains(r#"{"term":"errors","messages":0}"#), "{json}");
 }
+
+#[test]
+fn a_question_about_what_i_or_you_said_prefers_that_roles_messages() {
+    let store = store();
+    let key = "main:1";
+    session(&store, key, "main", None);
+    let text = "the staging rollout goes blue green behind the load balancer";
+    let user = say(&store, key, Role::User, text, 1);
+    let assistant = say(&store, key, Role::Assistant, text, 2);
+    let options = with(key, Visibility::Tree, 10);
+    let first = |query: &str| {
+        let page = search(&store, query, &options);
+        assert!(page.results.iter().all(|hit| hit.partial), "{page:?}");
+        assert!(sorted_by_score(&page), "{page:?}");
+        (
+            page.results[0].id,
+            page.results[0].score / page.results[1].score,
+        )
+    };
+    // The same words in both: the role the question names ranks first, its
+    // score SPEAKER_WEIGHT (1.25) times the other's.
+    let (id, ratio) = first("what did I say about the blue green rollout?");
+    assert_eq!(id, user);
+    assert!((ratio - 1.25).abs() < 1e-9, "{ratio}");
+    let (id, ratio) = first("where did you just suggest a blue green rollout?");
+    assert_eq!(id, assistant);
+    assert!((ratio - 1.25).abs() < 1e-9, "{ratio}");
+    // No one says anything (`did I deploy`): equal scores, newer first.
+    let (id, ratio) = first("when did I deploy the blue green rollout?");
+    assert_eq!(id, assistant);
+    assert!((ratio - 1.0).abs() < 1e-9, "{ratio}");
+    // Full matches are ordered by BM25 alone.
+    let exact = search(&store, "staging rollout", &options);
+    assert_eq!(exact.results.len(), 2);
+    assert!(exact.results.iter().all(|hit| !hit.partial));
+    assert_eq!(exact.results[0].score, exact.results[1].score);
+}
