@@ -32,8 +32,8 @@ use rusqlite::OptionalExtension;
 use serde::Serialize;
 use session_search::timestamp::{format_iso8601, parse_iso8601};
 use session_search::{
-    GroupBy, HistoryOptions, ListOptions, ListResponse, MessageRef, Order, Role, SearchOptions,
-    SearchRequest, SearchResponse, Store, StoreOptions, Visibility,
+    GroupBy, HistoryOptions, Hit, ListOptions, ListResponse, MessageRef, Order, Role,
+    SearchOptions, SearchRequest, SearchResponse, Store, StoreOptions, Visibility,
 };
 use session_search_engine::query::Query;
 use session_search_engine::question::Question;
@@ -891,19 +891,52 @@ fn viewer(
     }
 }
 
+/// `search`: the options from the arguments, the search, then the hits
+/// (full matches before partial ones) and the notes for people.
 fn search(
     store: &Store,
     args: &SearchArgs,
     human: &Human,
     out: &mut dyn Write,
 ) -> Result<ExitCode, Failure> {
+    let options = search_options(store, args, human)?;
+    if args.json {
+        let json = sql_json(store, "sessions_search", &args.query, &options)?;
+        writeln!(out, "{json}")?;
+        let response: SearchResponse = serde_json::from_str(&json)?;
+        return Ok(found(!response.results.is_empty()));
+    }
+    let response = store.search(&SearchRequest {
+        query: args.query.clone(),
+        options,
+    })?;
+    let query = Query::parse(&args.query).ok();
+    let question = query.as_ref().map(Question::new);
+    let mut partial_heading = false;
+    for hit in &response.results {
+        if hit.partial && !partial_heading {
+            partial_heading = true;
+            write_partial_heading(&response, human, out)?;
+        }
+        write_hit(store, hit, query.as_ref(), question.as_ref(), human, out)?;
+    }
+    search_notes(&response, human);
+    Ok(found(!response.results.is_empty()))
+}
+
+/// The search options the arguments ask for, session keys resolved.
+fn search_options(
+    store: &Store,
+    args: &SearchArgs,
+    human: &Human,
+) -> Result<SearchOptions, Failure> {
     let (caller, visibility) = viewer(store, &args.caller, args.visibility)?;
     let sessions = args
         .sessions
         .iter()
         .map(|text| resolve_session_key(store, text))
         .collect::<Result<Vec<_>, _>>()?;
-    let options = SearchOptions {
+    Ok(SearchOptions {
         caller: Some(caller),
         visibility,
         limit: at_most(args.limit, search::LIMIT, "--limit", human),
@@ -925,53 +958,64 @@ fn search(
             OrderArg::Recent => Order::Recent,
         },
         ..SearchOptions::default()
+    })
+}
+
+/// The heading above the first partial match, saying whether full matches
+/// came before it.
+fn write_partial_heading(
+    response: &SearchResponse,
+    human: &Human,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let heading = if response.results.iter().any(|hit| !hit.partial) {
+        "Partial matches: messages with only some of the words"
+    } else {
+        "No message has every word; partial matches: messages with some of them"
     };
-    if args.json {
-        let json = sql_json(store, "sessions_search", &args.query, &options)?;
-        writeln!(out, "{json}")?;
-        let response: SearchResponse = serde_json::from_str(&json)?;
-        return Ok(found(!response.results.is_empty()));
+    writeln!(out, "{}\n", human.style.bold(heading))?;
+    Ok(())
+}
+
+/// One hit: its session, time, role and message, what a partial match
+/// matched, the session's origin, and the excerpt with its matches
+/// highlighted.
+fn write_hit(
+    store: &Store,
+    hit: &Hit,
+    query: Option<&Query>,
+    question: Option<&Question>,
+    human: &Human,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    write!(
+        out,
+        "{}  {}  {}  {}",
+        human.style.bold(&hit.session_key),
+        human.time(hit.timestamp),
+        hit.role,
+        hit.message_id
+    )?;
+    if let Some(hits) = hit.hits {
+        write!(out, "  ({} in the session)", count(hits as usize, "hit"))?;
     }
-    let response = store.search(&SearchRequest {
-        query: args.query.clone(),
-        options,
-    })?;
-    let query = Query::parse(&args.query).ok();
-    let question = query.as_ref().map(Question::new);
-    let mut partial_heading = false;
-    for hit in &response.results {
-        if hit.partial && !partial_heading {
-            partial_heading = true;
-            let heading = if response.results.iter().any(|hit| !hit.partial) {
-                "Partial matches: messages with only some of the words"
-            } else {
-                "No message has every word; partial matches: messages with some of them"
-            };
-            writeln!(out, "{}\n", human.style.bold(heading))?;
-        }
-        write!(
-            out,
-            "{}  {}  {}  {}",
-            human.style.bold(&hit.session_key),
-            human.time(hit.timestamp),
-            hit.role,
-            hit.message_id
-        )?;
-        if let Some(hits) = hit.hits {
-            write!(out, "  ({} in the session)", count(hits as usize, "hit"))?;
-        }
-        if hit.partial {
-            write!(out, "  (matched: {})", hit.matched.join(", "))?;
-        }
-        writeln!(out)?;
-        human.write_origin(store, &hit.session_key, out)?;
-        let spans = match (&query, &question) {
-            (Some(_), Some(question)) if hit.partial => question.match_spans(&hit.snippet),
-            (Some(query), _) => query.match_spans(&hit.snippet),
-            _ => Vec::new(),
-        };
-        writeln!(out, "  {}\n", human.style.highlight(&hit.snippet, &spans))?;
+    if hit.partial {
+        write!(out, "  (matched: {})", hit.matched.join(", "))?;
     }
+    writeln!(out)?;
+    human.write_origin(store, &hit.session_key, out)?;
+    let spans = match (query, question) {
+        (Some(_), Some(question)) if hit.partial => question.match_spans(&hit.snippet),
+        (Some(query), _) => query.match_spans(&hit.snippet),
+        _ => Vec::new(),
+    };
+    writeln!(out, "  {}\n", human.style.highlight(&hit.snippet, &spans))?;
+    Ok(())
+}
+
+/// The notes after the hits: nothing found, words no visible message holds,
+/// more matches than shown, and the search's own warning.
+fn search_notes(response: &SearchResponse, human: &Human) {
     if response.results.is_empty() {
         human.note("No matches.");
     }
@@ -996,7 +1040,6 @@ fn search(
     if let Some(warning) = &response.warning {
         human.note(&format!("Note: {warning}."));
     }
-    Ok(found(!response.results.is_empty()))
 }
 
 fn list(

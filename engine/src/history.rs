@@ -10,6 +10,7 @@ use crate::scope::{self, Visibility};
 use crate::search::bounded;
 use crate::store;
 use serde::{Deserialize, Serialize};
+use std::ops::Range;
 
 const VISIBLE_SQL: &str = concat!(
     include_str!("../sql/visible.sql"),
@@ -117,6 +118,7 @@ pub struct HistoryResponse {
     pub truncated: bool,
 }
 
+/// An invalid-argument error of `sessions_history`.
 fn invalid(message: String) -> Error {
     Error::InvalidArgument(format!("sessions_history: {message}"))
 }
@@ -133,21 +135,7 @@ pub fn history(
     session_key: &str,
     options: &HistoryOptions,
 ) -> Result<HistoryResponse> {
-    let before = bounded("sessions_history", "before", options.before, AROUND)?;
-    let after = bounded("sessions_history", "after", options.after, AROUND)?;
-    let limit = bounded("sessions_history", "limit", options.limit, LIMIT)?;
-    let max_chars = bounded(
-        "sessions_history",
-        "maxChars",
-        options.max_chars,
-        (1, 20000, 2000),
-    )?;
-    let max_bytes = bounded(
-        "sessions_history",
-        "maxBytes",
-        options.max_bytes,
-        (2, 65536, 32768),
-    )?;
+    let bounds = Bounds::new(options)?;
     // Only reads: one snapshot for its statements.
     let _snapshot = db.hold_read();
     store::require_schema(db, "sessions_history")?;
@@ -156,6 +144,63 @@ pub fn history(
         "sessions_history",
         options.redact.as_deref().unwrap_or_default(),
     )?;
+    let path = visible_path(db, session_key, options)?;
+    let (anchor, mut window) =
+        anchored_window(db, session_key, options.around.as_ref(), &bounds, &path)?;
+    let (mut messages, mut truncated) = messages(
+        db,
+        &path[window.clone()],
+        &redactor,
+        bounds.max_chars as usize,
+    )?;
+    truncated |= fit_bytes(
+        &mut messages,
+        &mut window,
+        anchor,
+        bounds.max_bytes as usize,
+    );
+    Ok(HistoryResponse {
+        session_key: session_key.to_owned(),
+        before: window.start,
+        after: path.len() - window.end,
+        messages,
+        truncated,
+    })
+}
+
+/// The numeric options of a history request, each checked against its
+/// range or defaulted.
+struct Bounds {
+    before: i64,
+    after: i64,
+    limit: i64,
+    max_chars: i64,
+    max_bytes: i64,
+}
+
+impl Bounds {
+    /// Checks the options' numbers, in the order they are documented.
+    fn new(options: &HistoryOptions) -> Result<Bounds> {
+        let bound = |name: &str, value: Option<i64>, range: (i64, i64, i64)| {
+            bounded("sessions_history", name, value, range)
+        };
+        Ok(Bounds {
+            before: bound("before", options.before, AROUND)?,
+            after: bound("after", options.after, AROUND)?,
+            limit: bound("limit", options.limit, LIMIT)?,
+            max_chars: bound("maxChars", options.max_chars, (1, 20000, 2000))?,
+            max_bytes: bound("maxBytes", options.max_bytes, (2, 65536, 32768))?,
+        })
+    }
+}
+
+/// The ids of the session's active branch, oldest first, once the caller is
+/// known to see the session.
+fn visible_path(
+    db: &dyn Connection,
+    session_key: &str,
+    options: &HistoryOptions,
+) -> Result<Vec<i64>> {
     let caller = scope::caller(db, "sessions_history", options.caller.as_deref())?;
     let visibility = scope::effective(options.visibility, options.sandboxed);
     let mut params = vec![
@@ -184,62 +229,88 @@ pub fn history(
         .filter_map(|row| row[0].as_i64())
         .collect();
     path.reverse();
+    Ok(path)
+}
 
-    // The anchor is the message the window is about: `around`, or the
-    // newest. Cuts (for `limit`, then `maxBytes`) remove the message
-    // farthest from it first, so the anchor always stays.
-    let (anchor, mut window) = match &options.around {
+/// The anchor, the position on `path` the window is about (`around`, or the
+/// newest message), and the window around it cut to `limit`. Cuts (for
+/// `limit`, then `maxBytes`) remove the message farthest from the anchor
+/// first, so the anchor always stays.
+fn anchored_window(
+    db: &dyn Connection,
+    session_key: &str,
+    around: Option<&MessageRef>,
+    bounds: &Bounds,
+    path: &[i64],
+) -> Result<(usize, Range<usize>)> {
+    let (anchor, mut window) = match around {
         None => {
             let end = path.len();
             (
                 end.saturating_sub(1),
-                end.saturating_sub(limit as usize)..end,
+                end.saturating_sub(bounds.limit as usize)..end,
             )
         }
         Some(around) => {
-            let centre = find(db, session_key, around, &path)?;
-            let start = centre.saturating_sub(before as usize);
-            let end = (centre + 1 + after as usize).min(path.len());
+            let centre = find(db, session_key, around, path)?;
+            let start = centre.saturating_sub(bounds.before as usize);
+            let end = (centre + 1 + bounds.after as usize).min(path.len());
             (centre, start..end)
         }
     };
-    while window.len() > limit as usize {
+    while window.len() > bounds.limit as usize {
         shrink_away_from(&mut window, anchor);
     }
-    let ids = Value::Text(serde_json::to_string(&path[window.clone()]).unwrap_or_default());
-    let rows = db.query_named(MESSAGES_SQL, &[(":ids", ids)])?;
+    Ok((anchor, window))
+}
+
+/// The messages `ids` in that order, summarised, redacted and cut to
+/// `max_chars`, and whether any text was cut.
+fn messages(
+    db: &dyn Connection,
+    ids: &[i64],
+    redactor: &Redactor,
+    max_chars: usize,
+) -> Result<(Vec<HistoryMessage>, bool)> {
+    let json = Value::Text(serde_json::to_string(ids).unwrap_or_default());
+    let rows = db.query_named(MESSAGES_SQL, &[(":ids", json)])?;
     let mut truncated = false;
-    let mut messages: Vec<HistoryMessage> = path[window.clone()]
+    let messages = ids
         .iter()
         .filter_map(|id| rows.iter().find(|row| row[0].as_i64() == Some(*id)))
-        .filter_map(|row| message(row, &redactor, max_chars as usize))
+        .filter_map(|row| message(row, redactor, max_chars))
         .map(|(message, cut)| {
             truncated |= cut;
             message
         })
         .collect();
+    Ok((messages, truncated))
+}
+
+/// Drops the messages farthest from `anchor` until the messages' JSON fits
+/// in `max_bytes`, keeping `window` in step; returns whether any was dropped.
+fn fit_bytes(
+    messages: &mut Vec<HistoryMessage>,
+    window: &mut Range<usize>,
+    anchor: usize,
+    max_bytes: usize,
+) -> bool {
     let size = |m: &HistoryMessage| serde_json::to_string(m).map_or(usize::MAX, |j| j.len() + 1);
-    while !messages.is_empty() && 1 + messages.iter().map(size).sum::<usize>() > max_bytes as usize
-    {
-        if shrink_away_from(&mut window, anchor) {
+    let mut dropped = false;
+    while !messages.is_empty() && 1 + messages.iter().map(size).sum::<usize>() > max_bytes {
+        if shrink_away_from(window, anchor) {
             messages.remove(0);
         } else {
             messages.pop();
         }
-        truncated = true;
+        dropped = true;
     }
-    Ok(HistoryResponse {
-        session_key: session_key.to_owned(),
-        before: window.start,
-        after: path.len() - window.end,
-        messages,
-        truncated,
-    })
+    dropped
 }
 
 /// Drops one message from whichever end of `window` is farther from
 /// `anchor` (the older end on a tie); returns whether it was the older end.
-fn shrink_away_from(window: &mut std::ops::Range<usize>, anchor: usize) -> bool {
+fn shrink_away_from(window: &mut Range<usize>, anchor: usize) -> bool {
     let older = anchor - window.start >= window.end - 1 - anchor;
     if older {
         window.start += 1;

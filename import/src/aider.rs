@@ -52,7 +52,9 @@ pub(super) fn open(path: &Path) -> (Box<dyn TextReader>, String) {
     (Box::new(Aider { project }), agent_id)
 }
 
+/// The reader of one history file.
 struct Aider {
+    /// The name of the project directory the file is in.
     project: String,
 }
 
@@ -84,6 +86,8 @@ struct Run {
 }
 
 impl Run {
+    /// Appends a line to the last message when it is the same part, else
+    /// starts a message with it.
     fn add(&mut self, part: Part, line: usize, text: &str) {
         match self.messages.last_mut() {
             Some(last) if last.part == part => {
@@ -95,6 +99,44 @@ impl Run {
                 line,
                 text: text.to_owned(),
             }),
+        }
+    }
+
+    /// Adds a line of the run to the message it is part of: what the user
+    /// typed, a note, or the answer.
+    fn read_line(&mut self, number: usize, line: &str) {
+        // Aider ends each line of a prompt and of a note with a
+        // two-space line break, and quotes a note with `> `; inside an
+        // answer's code fence, only a line with the break is not the
+        // answer's.
+        let broken = line.ends_with("  ");
+        let quoted =
+            line.starts_with("> ") || (line.starts_with('>') && line[1..].trim().is_empty());
+        let typed = line.starts_with("####") && broken;
+        let note = quoted && (broken || !self.in_fence);
+        if typed {
+            self.note_open = false;
+            self.in_fence = false;
+            let text = line.strip_prefix("#### ").unwrap_or(&line[4..]);
+            self.add(Part::User, number, text.trim_end());
+        } else if note {
+            self.in_fence = false;
+            let text = line[1..].strip_prefix(' ').unwrap_or(&line[1..]);
+            self.note_open = !broken && !text.trim().is_empty();
+            self.add(Part::Note, number, text.trim_end());
+        } else if self.note_open {
+            self.note_open = !broken;
+            self.add(Part::Note, number, line.trim_end());
+        } else if !line.trim().is_empty() || self.in_fence {
+            if line.trim_start().starts_with("```") {
+                self.in_fence = !self.in_fence;
+            }
+            self.add(Part::Answer, number, line);
+        } else if let Some(last) = self.messages.last_mut() {
+            // A blank line belongs to the answer it is in.
+            if last.part == Part::Answer {
+                last.text.push('\n');
+            }
         }
     }
 }
@@ -145,39 +187,7 @@ impl TextReader for Aider {
                 before += usize::from(!line.trim().is_empty());
                 continue;
             };
-            // Aider ends each line of a prompt and of a note with a
-            // two-space line break, and quotes a note with `> `; inside an
-            // answer's code fence, only a line with the break is not the
-            // answer's.
-            let broken = line.ends_with("  ");
-            let quoted =
-                line.starts_with("> ") || (line.starts_with('>') && line[1..].trim().is_empty());
-            let typed = line.starts_with("####") && broken;
-            let note = quoted && (broken || !run.in_fence);
-            if typed {
-                run.note_open = false;
-                run.in_fence = false;
-                let text = line.strip_prefix("#### ").unwrap_or(&line[4..]);
-                run.add(Part::User, number, text.trim_end());
-            } else if note {
-                run.in_fence = false;
-                let text = line[1..].strip_prefix(' ').unwrap_or(&line[1..]);
-                run.note_open = !broken && !text.trim().is_empty();
-                run.add(Part::Note, number, text.trim_end());
-            } else if run.note_open {
-                run.note_open = !broken;
-                run.add(Part::Note, number, line.trim_end());
-            } else if !line.trim().is_empty() || run.in_fence {
-                if line.trim_start().starts_with("```") {
-                    run.in_fence = !run.in_fence;
-                }
-                run.add(Part::Answer, number, line);
-            } else if let Some(last) = run.messages.last_mut() {
-                // A blank line belongs to the answer it is in.
-                if last.part == Part::Answer {
-                    last.text.push('\n');
-                }
-            }
+            run.read_line(number, line);
         }
         if let Some(run) = run.take() {
             self.write(run, out)?;

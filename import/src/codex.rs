@@ -320,6 +320,10 @@ impl Reader for Codex {
     }
 }
 
+/// A user's or the assistant's message's role and text, which an event
+/// may repeat; `None` for other messages.
+type Said = Option<(Role, String)>;
+
 /// The message a response item holds (`None`: reported or counted), and
 /// for a user's or the assistant's message, its text, which an event may
 /// repeat.
@@ -327,78 +331,24 @@ fn item(
     mut payload: Value,
     time: Option<i64>,
     out: &mut Writer<'_>,
-) -> Option<(HostMessage, Option<(Role, String)>)> {
+) -> Option<(HostMessage, Said)> {
     let kind = payload["type"].as_str().unwrap_or_default().to_owned();
-    let string = |value: &Value| value.as_str().unwrap_or_default().to_owned();
     let mut said = None;
     let (role, content) = match kind.as_str() {
         "message" => {
-            let Some(blocks) = payload["content"].as_array_mut().map(std::mem::take) else {
-                out.issue(Issue::NotUnderstood {
-                    reason: "a message without a content array".into(),
-                });
-                return None;
-            };
-            let blocks: Vec<Value> = blocks.into_iter().map(text_as_text_block).collect();
-            let text = || {
-                let texts: Vec<&str> = blocks.iter().filter_map(|b| b["text"].as_str()).collect();
-                texts.concat().trim().to_owned()
-            };
-            match payload["role"].as_str() {
-                Some("user") => {
-                    said = Some((Role::User, text()));
-                    user_message(blocks)
-                }
-                Some("assistant") => {
-                    said = Some((Role::Assistant, text()));
-                    (Role::Assistant, blocks)
-                }
-                Some(_) => (Role::System, blocks),
-                None => {
-                    out.issue(Issue::NotUnderstood {
-                        reason: "a message without a role".into(),
-                    });
-                    return None;
-                }
-            }
+            let (role, blocks, text) = message_item(&mut payload, out)?;
+            said = text;
+            (role, blocks)
         }
-        "reasoning" => {
-            let summary: Vec<String> = payload["summary"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|part| part["text"].as_str().map(str::to_owned))
-                .collect();
-            (
-                Role::Assistant,
-                vec![json!({"type": "reasoning", "text": summary.join("\n")})],
-            )
-        }
+        "reasoning" => (Role::Assistant, vec![reasoning_block(&payload)]),
         "function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call" => {
-            let name = match payload["name"].as_str() {
-                Some(name) => name.to_owned(),
-                None => kind.trim_end_matches("_call").to_owned(),
-            };
-            let arguments = [&payload["arguments"], &payload["input"], &payload["action"]]
-                .into_iter()
-                .find(|v| !v.is_null())
-                .cloned()
-                .unwrap_or(Value::Null);
-            (
-                Role::Assistant,
-                vec![json!({
-                    "type": "function_call",
-                    "name": name,
-                    "call_id": string(&payload["call_id"]),
-                    "arguments": arguments,
-                })],
-            )
+            (Role::Assistant, vec![tool_call_block(&kind, &payload)])
         }
         "function_call_output" | "custom_tool_call_output" => (
             Role::Tool,
             vec![json!({
                 "type": "function_call_output",
-                "call_id": string(&payload["call_id"]),
+                "call_id": payload["call_id"].as_str().unwrap_or_default(),
                 "output": payload["output"].take(),
             })],
         ),
@@ -416,6 +366,71 @@ fn item(
         created_at: time,
     };
     Some((message, said))
+}
+
+/// A `message` item's role and blocks (`None`: reported), and for a user's
+/// or the assistant's message its trimmed text.
+fn message_item(payload: &mut Value, out: &mut Writer<'_>) -> Option<(Role, Vec<Value>, Said)> {
+    let Some(blocks) = payload["content"].as_array_mut().map(std::mem::take) else {
+        out.issue(Issue::NotUnderstood {
+            reason: "a message without a content array".into(),
+        });
+        return None;
+    };
+    let blocks: Vec<Value> = blocks.into_iter().map(text_as_text_block).collect();
+    let text = || {
+        let texts: Vec<&str> = blocks.iter().filter_map(|b| b["text"].as_str()).collect();
+        texts.concat().trim().to_owned()
+    };
+    match payload["role"].as_str() {
+        Some("user") => {
+            let said = Some((Role::User, text()));
+            let (role, blocks) = user_message(blocks);
+            Some((role, blocks, said))
+        }
+        Some("assistant") => {
+            let said = Some((Role::Assistant, text()));
+            Some((Role::Assistant, blocks, said))
+        }
+        Some(_) => Some((Role::System, blocks, None)),
+        None => {
+            out.issue(Issue::NotUnderstood {
+                reason: "a message without a role".into(),
+            });
+            None
+        }
+    }
+}
+
+/// A `reasoning` item's summary as one `reasoning` block.
+fn reasoning_block(payload: &Value) -> Value {
+    let summary: Vec<String> = payload["summary"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|part| part["text"].as_str().map(str::to_owned))
+        .collect();
+    json!({"type": "reasoning", "text": summary.join("\n")})
+}
+
+/// A tool call item of type `kind` as a `function_call` block: its name
+/// (else the kind without `_call`), call id and arguments.
+fn tool_call_block(kind: &str, payload: &Value) -> Value {
+    let name = match payload["name"].as_str() {
+        Some(name) => name.to_owned(),
+        None => kind.trim_end_matches("_call").to_owned(),
+    };
+    let arguments = [&payload["arguments"], &payload["input"], &payload["action"]]
+        .into_iter()
+        .find(|v| !v.is_null())
+        .cloned()
+        .unwrap_or(Value::Null);
+    json!({
+        "type": "function_call",
+        "name": name,
+        "call_id": payload["call_id"].as_str().unwrap_or_default(),
+        "arguments": arguments,
+    })
 }
 
 /// `input_text` and `output_text` blocks as `text` blocks.

@@ -325,6 +325,10 @@ impl<'a> Writer<'a> {
         self.write_message(message, Revise::Positional)
     }
 
+    /// Writes a message for [`Writer::message`], [`Writer::revised_message`]
+    /// and [`Writer::positional_message`]: under its resolved parent, at its
+    /// time, as the stored message it is or a new one, and records it for the
+    /// messages after it.
     fn write_message(&mut self, message: HostMessage, revise: Revise) -> Result<()> {
         if let Some(&(_, first_line)) = self.seen.get(&message.id) {
             self.issue(Issue::DuplicateId {
@@ -333,7 +337,44 @@ impl<'a> Writer<'a> {
             });
             return Ok(());
         }
-        let stated = match self.resolve(&message.parent) {
+        let parent = self.parent_for(&message.parent, message.role);
+        let created_at = self.time_of(message.created_at);
+        let row = MessageRow {
+            key: self.session(created_at)?,
+            role: message.role,
+            created_at,
+            content: Value::Array(message.content).to_string(),
+        };
+        let existing = self.existing(&row, &message.id, revise)?;
+        let replaced = match existing {
+            Some((id, _)) if revise == Revise::Positional => self.replace_misplaced(id, parent)?,
+            _ => None,
+        };
+        let id = match existing.filter(|_| replaced.is_none()) {
+            Some((id, takes_content)) => {
+                self.update_stored(id, takes_content, &row)?;
+                id
+            }
+            None => {
+                let host_id = replaced.clone().unwrap_or_else(|| message.id.clone());
+                self.append(row, parent, host_id, replaced.is_some())?
+            }
+        };
+        self.seen.insert(message.id, (id, self.line));
+        self.parent_of.insert(id, parent);
+        if let Some(parent) = parent {
+            self.has_child.insert(parent);
+        }
+        self.previous = Some(id);
+        self.leaf = Some(Some(id));
+        Ok(())
+    }
+
+    /// The parent a message is written under: the entry the host names,
+    /// resolved (an unknown one is reported and the previous message taken),
+    /// then [placed](Writer::place).
+    fn parent_for(&mut self, parent: &Parent, role: Role) -> Option<i64> {
+        let stated = match self.resolve(parent) {
             Resolved::Root => None,
             Resolved::Message(id) => Some(id),
             Resolved::Unknown(parent) => {
@@ -341,37 +382,34 @@ impl<'a> Writer<'a> {
                 self.previous
             }
         };
-        let parent = self.place(stated, message.role);
-        let created_at = message
-            .created_at
+        self.place(stated, role)
+    }
+
+    /// A message's time: its own, else the previous message's, else the
+    /// session's creation time, else 0; the next message's default.
+    fn time_of(&mut self, created_at: Option<i64>) -> i64 {
+        let created_at = created_at
             .or(self.last_time)
             .or(self.info.created_at)
             .unwrap_or(0);
         self.last_time = Some(created_at);
-        let key = self.session(created_at)?;
-        let content = Value::Array(message.content).to_string();
-        // The stored message under this id, whether it holds this content,
-        // and whether it has another role: under an id the host gave, an
-        // earlier read, damaged, stored another message's text under it, and
-        // it takes the role and content read now whatever the format. (An id
-        // that is the message's position shifts with a line lost or added.)
-        let by_id = self
-            .store
-            .connection()
-            .prepare_cached(
-                "SELECT id, content IS ?3, role IS NOT ?4 FROM messages WHERE session_key = ?1 AND message_id = ?2 ORDER BY id LIMIT 1",
-            )?
-            .query_row((&key, &message.id, &content, message.role.as_str()), |row| {
-                Ok((row.get::<_, i64>(0)?, row.get::<_, bool>(1)?, row.get::<_, bool>(2)?))
-            })
-            .optional()?;
-        let by_position = message.id == self.position_id();
-        let same = || self.same_message(&key, message.role, created_at, &content);
+        created_at
+    }
+
+    /// The stored message this one is, and whether it takes the role and
+    /// content read now (see [`Revise`]).
+    fn existing(
+        &self,
+        row: &MessageRow,
+        host_id: &str,
+        revise: Revise,
+    ) -> Result<Option<(i64, bool)>> {
+        let by_id = self.stored_by_id(row, host_id)?;
+        let by_position = host_id == self.position_id();
+        let same = || self.same_message(&row.key, row.role, row.created_at, &row.content);
         let unmatched = |id: &i64| !self.parent_of.contains_key(id);
         let takes_content = revise != Revise::Never;
-        // The stored message this one is, and whether it takes the role and
-        // content read now.
-        let existing = match (revise, by_id) {
+        Ok(match (revise, by_id) {
             (Revise::Positional, Some((id, true, false))) if unmatched(&id) => Some((id, false)),
             // Under an id another message of this file already matched by
             // its content, it is kept as stored: one message per id.
@@ -383,73 +421,91 @@ impl<'a> Writer<'a> {
                 Some((id, takes_content || other_role && !by_position))
             }
             (_, None) => same()?.map(|id| (id, takes_content)),
-        };
-        // A line-keyed message stored under another parent than the file's
-        // order gives it (an earlier read, damaged, had turns merged or split
-        // around it) is written again in its place, under the host id it was
-        // stored with: a message's place in the tree cannot change. One this
-        // read matched already stays where it is.
-        let replaced = match existing {
-            Some((id, _))
-                if revise == Revise::Positional
-                    && unmatched(&id)
-                    && self.stored_parent(id)? != parent =>
-            {
-                let conn = self.store.connection();
-                let host_id: String = conn.query_row(
-                    "SELECT message_id FROM messages WHERE id = ?1",
-                    [id],
-                    |row| row.get(0),
-                )?;
-                conn.execute("DELETE FROM messages WHERE id = ?1", [id])?;
-                Some(host_id)
-            }
-            _ => None,
-        };
-        let existing = existing.filter(|_| replaced.is_none());
-        let id = match existing {
-            Some((id, takes_content)) => {
-                let changed = takes_content
-                    && self.store.connection().execute(
-                        "UPDATE messages SET content = ?2, role = ?3 WHERE id = ?1 AND (content IS NOT ?2 OR role IS NOT ?3)",
-                        (id, &content, message.role.as_str()),
-                    )? > 0;
-                match changed {
-                    true => self.report.updated += 1,
-                    false => self.report.already_present += 1,
-                }
-                id
-            }
-            None => {
-                if parent.is_none() && self.store.leaf(&key)?.is_some() {
-                    // A second root: empty the branch so the message does not
-                    // follow the current leaf.
-                    self.store.rewind(&key, None)?;
-                }
-                let id = self.store.append(&NewMessage {
-                    session_key: key,
-                    parent_id: parent,
-                    role: message.role,
-                    content,
-                    created_at,
-                    message_id: Some(replaced.clone().unwrap_or_else(|| message.id.clone())),
-                })?;
-                match replaced {
-                    Some(_) => self.report.updated += 1,
-                    None => self.report.imported += 1,
-                }
-                self.imported += 1;
-                id
-            }
-        };
-        self.seen.insert(message.id, (id, self.line));
-        self.parent_of.insert(id, parent);
-        if let Some(parent) = parent {
-            self.has_child.insert(parent);
+        })
+    }
+
+    /// The stored message under the host id `host_id`: its id, whether it
+    /// holds this content, and whether it has another role. (Under an id the
+    /// host gave, an earlier read, damaged, may have stored another message's
+    /// text: it takes the role and content read now whatever the format. An
+    /// id that is the message's position shifts with a line lost or added.)
+    fn stored_by_id(&self, row: &MessageRow, host_id: &str) -> Result<Option<(i64, bool, bool)>> {
+        Ok(self
+            .store
+            .connection()
+            .prepare_cached(
+                "SELECT id, content IS ?3, role IS NOT ?4 FROM messages WHERE session_key = ?1 AND message_id = ?2 ORDER BY id LIMIT 1",
+            )?
+            .query_row((&row.key, host_id, &row.content, row.role.as_str()), |found| {
+                Ok((found.get::<_, i64>(0)?, found.get::<_, bool>(1)?, found.get::<_, bool>(2)?))
+            })
+            .optional()?)
+    }
+
+    /// Deletes the line-keyed stored message `id` when it hangs under
+    /// another parent than the file's order gives it (an earlier read,
+    /// damaged, had turns merged or split around it), so that it is written
+    /// again in its place, under the host id it was stored with, returned: a
+    /// message's place in the tree cannot change. One this read matched
+    /// already stays where it is.
+    fn replace_misplaced(&self, id: i64, parent: Option<i64>) -> Result<Option<String>> {
+        if self.parent_of.contains_key(&id) || self.stored_parent(id)? == parent {
+            return Ok(None);
         }
-        self.previous = Some(id);
-        self.leaf = Some(Some(id));
+        let conn = self.store.connection();
+        let host_id: String = conn.query_row(
+            "SELECT message_id FROM messages WHERE id = ?1",
+            [id],
+            |row| row.get(0),
+        )?;
+        conn.execute("DELETE FROM messages WHERE id = ?1", [id])?;
+        Ok(Some(host_id))
+    }
+
+    /// Counts a message the store has: updated when it takes the role and
+    /// content read now and they differ, else already present.
+    fn update_stored(&mut self, id: i64, takes_content: bool, row: &MessageRow) -> Result<()> {
+        let changed = takes_content
+            && self.store.connection().execute(
+                "UPDATE messages SET content = ?2, role = ?3 WHERE id = ?1 AND (content IS NOT ?2 OR role IS NOT ?3)",
+                (id, &row.content, row.role.as_str()),
+            )? > 0;
+        match changed {
+            true => self.report.updated += 1,
+            false => self.report.already_present += 1,
+        }
         Ok(())
+    }
+
+    /// Appends a message the store does not have under `parent`, stored
+    /// under `host_id`; counted as updated when it replaces a misplaced one
+    /// ([`Writer::replace_misplaced`]), else as imported.
+    fn append(
+        &mut self,
+        row: MessageRow,
+        parent: Option<i64>,
+        host_id: String,
+        replacing: bool,
+    ) -> Result<i64> {
+        if parent.is_none() && self.store.leaf(&row.key)?.is_some() {
+            // A second root: empty the branch so the message does not
+            // follow the current leaf.
+            self.store.rewind(&row.key, None)?;
+        }
+        let id = self.store.append(&NewMessage {
+            session_key: row.key,
+            parent_id: parent,
+            role: row.role,
+            content: row.content,
+            created_at: row.created_at,
+            message_id: Some(host_id),
+        })?;
+        match replacing {
+            true => self.report.updated += 1,
+            false => self.report.imported += 1,
+        }
+        self.imported += 1;
+        Ok(id)
     }
 
     /// Sets the session's leaf to the file's active leaf when the file added a
@@ -667,6 +723,15 @@ impl<'a> Writer<'a> {
         }
         stated
     }
+}
+
+/// A message as the store holds it: its session, role, time, and content
+/// as a JSON array.
+struct MessageRow {
+    key: String,
+    role: Role,
+    created_at: i64,
+    content: String,
 }
 
 /// How a write finds the stored message it is, and whether that takes the

@@ -1213,14 +1213,26 @@ const CHATGPT_LOGO: &str = "chatgpt:e96087ed-b714-4a54-a06a-e425db1680bd";
 const CHATGPT_OSCAR: &str = "chatgpt:65e5bb56-a41c-407c-8e90-6261edbed4fa";
 const CHATGPT_MERMAID: &str = "chatgpt:c21a4db5-68eb-471a-b590-bb6ef7b81b42";
 
-#[test]
-fn chatgpt_export_conversations_branches_and_tools() {
-    let export = shared_fixtures("chatgpt").join("pkuppens-my_chat_gpt/conversations.json");
-    // A directory import reads `conversations.json`, and no other `*.json`.
+/// The ChatGPT data export fixture's `conversations.json`.
+fn chatgpt_export() -> PathBuf {
+    shared_fixtures("chatgpt").join("pkuppens-my_chat_gpt/conversations.json")
+}
+
+/// The export as `conversations.json` and again as `user.json` in a new
+/// directory, and that directory imported.
+fn chatgpt_export_imported() -> (tempfile::TempDir, Store, ImportReport) {
+    let export = chatgpt_export();
     let dir = tempfile::tempdir().unwrap();
     fs::copy(&export, dir.path().join("conversations.json")).unwrap();
     fs::copy(&export, dir.path().join("user.json")).unwrap();
     let (store, report) = imported(dir.path());
+    (dir, store, report)
+}
+
+#[test]
+fn a_chatgpt_export_is_read_from_conversations_json_alone() {
+    // A directory import reads `conversations.json`, and no other `*.json`.
+    let (_dir, store, report) = chatgpt_export_imported();
     assert_eq!(report.files.len(), 1, "{report:#?}");
     let file = &report.files[0];
     assert_eq!(file.format, Some(Format::ChatGpt));
@@ -1252,9 +1264,13 @@ fn chatgpt_export_conversations_branches_and_tools() {
         column(&store, CHATGPT_OSCAR, "5ff9c6a7", "created_at"),
         "1686143272885"
     );
+}
 
-    // The branch ChatGPT shows (`current_node`) is the active one: the
-    // regenerated answer is searchable, the one it replaced stored only.
+#[test]
+fn the_branch_chatgpt_shows_is_the_active_one() {
+    let (_dir, store, _) = chatgpt_export_imported();
+    // `current_node`: the regenerated answer is searchable, the one it
+    // replaced stored only.
     let logo = branch(&store, CHATGPT_LOGO);
     assert!(logo.iter().any(|id| id.starts_with("d80333b5")));
     assert!(!logo.iter().any(|id| id.starts_with("50d1ea72")));
@@ -1280,9 +1296,12 @@ fn chatgpt_export_conversations_branches_and_tools() {
         26,
         "the 28 nodes to current_node less the root and system prompt"
     );
+}
 
-    // The user's words and the answers are searchable; a browser call, its
-    // results and a plugin's answer are stored, not searchable.
+#[test]
+fn chatgpt_browser_calls_and_plugin_answers_are_stored_not_searchable() {
+    let (_dir, store, _) = chatgpt_export_imported();
+    // The user's words and the answers are searchable.
     assert!(hits(&store, "rentapin")
         .iter()
         .any(|(key, _)| key == "chatgpt:58f522f1-b174-492d-a52c-5240dacc06d0"));
@@ -1296,15 +1315,19 @@ fn chatgpt_export_conversations_branches_and_tools() {
     assert!(!hits(&store, "high load of requests for rendering")
         .iter()
         .any(|(_, id)| id.starts_with("90635e02")));
+}
 
-    // Again: nothing new.
+#[test]
+fn a_chatgpt_export_again_adds_nothing_and_a_later_one_moves_the_branch() {
+    let (dir, store, _) = chatgpt_export_imported();
     let again = import(&store, dir.path());
     assert_eq!((again.imported(), again.already_present()), (0, 1368));
     assert_eq!(again.sessions_created(), 0);
 
     // A later export where the user switched back to the first answer:
     // nothing new, but the branch follows.
-    let mut conversations: Value = serde_json::from_slice(&fs::read(&export).unwrap()).unwrap();
+    let mut conversations: Value =
+        serde_json::from_slice(&fs::read(chatgpt_export()).unwrap()).unwrap();
     let logo = conversations
         .as_array_mut()
         .unwrap()
@@ -1325,9 +1348,7 @@ fn chatgpt_export_conversations_branches_and_tools() {
 
 #[test]
 fn a_cut_off_export_imports_the_conversations_before_the_cut() {
-    let export =
-        fs::read(shared_fixtures("chatgpt").join("pkuppens-my_chat_gpt/conversations.json"))
-            .unwrap();
+    let export = fs::read(chatgpt_export()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("conversations.json");
     fs::write(&path, &export[..export.len() / 2]).unwrap();

@@ -24,6 +24,7 @@ const CHILD: &str = "roo-code:7c9e2d41-5b3a-4f8e-b1d2-3e4f5a6b7c8d";
 const VERSIONED: &str = "roo-code:3d6f8a10-9e2b-4c7d-8f1a-2b3c4d5e6f70";
 const R0: i64 = 1_718_000_000_000;
 
+/// The Cline fixture's task folders.
 fn cline_tasks() -> PathBuf {
     fixtures("cline").join("saoudrizwan.claude-dev/tasks")
 }
@@ -40,10 +41,12 @@ fn found(store: &Store, query: &str, session: &str) -> Vec<String> {
     ids
 }
 
+/// The role of the message at `position` (`n3`) of session `key`.
 fn role(store: &Store, key: &str, position: &str) -> String {
     column(store, key, &format!("{position}-"), "role")
 }
 
+/// The stored content of the message at `position` of session `key`.
 fn content(store: &Store, key: &str, position: &str) -> Value {
     serde_json::from_str(&column(store, key, &format!("{position}-"), "content")).unwrap()
 }
@@ -97,9 +100,11 @@ fn cline_task_the_users_words_and_the_answers_are_searchable() {
         block_types(&content(&store, FIX, "n6")),
         ["text", "tool_use"]
     );
+}
 
-    // Thinking, tool calls and their results, environment details: stored,
-    // not searchable.
+#[test]
+fn cline_thinking_tool_calls_and_environment_details_are_stored_not_searchable() {
+    let (store, _) = imported(&cline_tasks());
     assert!(found(&store, "comparison", FIX).is_empty());
     assert!(found(&store, "strategies", FIX).is_empty());
     assert!(found(&store, "sleep", FIX).is_empty());
@@ -118,9 +123,13 @@ fn cline_task_the_users_words_and_the_answers_are_searchable() {
     assert_eq!(call[2]["name"], "replace_in_file");
     assert_eq!(call[2]["input"]["path"], "src/retry.ts");
     assert_eq!(found(&store, "increments", FIX), ["n4"]);
+}
 
-    // Linear; times from ui_messages.json: the last thing the panel showed
-    // before each message joined the conversation.
+#[test]
+fn a_cline_task_is_linear_and_timed_from_its_ui_messages() {
+    let (store, _) = imported(&cline_tasks());
+    // The time of each message: the last thing the panel showed before it
+    // joined the conversation.
     let turns = branch(&store, FIX);
     assert_eq!(turns.len(), 12);
     assert!(turns
@@ -137,9 +146,12 @@ fn cline_task_the_users_words_and_the_answers_are_searchable() {
     assert_eq!(at("n6"), (T1 + 23100).to_string());
     assert_eq!(at("n7"), (T1 + 90100).to_string());
     assert_eq!(at("n12"), (T1 + 178_100).to_string());
+}
 
-    // The working directory the environment details name; its folder is
-    // the agent.
+#[test]
+fn a_cline_task_ran_where_its_environment_details_say() {
+    let (store, _) = imported(&cline_tasks());
+    // Its folder is the agent.
     assert_eq!(
         session_column(&store, FIX, "agent_id").as_deref(),
         Some("shop-api")

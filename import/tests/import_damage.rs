@@ -92,6 +92,7 @@ fn fixtures() -> Vec<Fixture> {
     found
 }
 
+/// Adds every file under `dir` to `files`.
 fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
@@ -207,6 +208,7 @@ struct Scratch {
 }
 
 impl Scratch {
+    /// A new, empty scratch directory.
     fn new() -> Scratch {
         Scratch {
             dir: tempfile::tempdir().unwrap(),
@@ -411,6 +413,7 @@ fn case(
     let scratch = Scratch::new();
     let base = &fixture.bytes;
     let (bytes, differs_at, options, shortened) = damage(kind, base, &other.bytes, a, b);
+    let at = format!("{kind:?} at byte {differs_at}");
 
     // What came before the damage, imported alone.
     let before_store = Store::open_in_memory().unwrap();
@@ -433,10 +436,37 @@ fn case(
     let missing: Vec<_> = before.difference(&damaged_ids).collect();
     proptest::prop_assert!(
         missing.is_empty(),
-        "{kind:?} at byte {differs_at}: messages before the damage not imported: {missing:?}"
+        "{at}: messages before the damage not imported: {missing:?}"
     );
-    // An issue at a line, or the file not recognised at all (cut before
-    // its first entry was whole).
+    check_damage_reported(kind, base, &bytes, differs_at, &report)?;
+
+    // The complete file over the damaged one.
+    let report = import_bytes(&store, &scratch, fixture, base, &ImportOptions::default())?;
+    check_report(&store, fixture, &report)?;
+    let combined = rows(&store);
+    check_never_twice(&combined, &damaged, complete, &at)?;
+    check_complete_kept(&combined, complete, &at)?;
+    if shortened {
+        // A text format cannot tell that a message goes on.
+        let last_of_session = match is_json(base) {
+            true => BTreeSet::new(),
+            false => last_of_damaged,
+        };
+        check_as_complete(&combined, complete, &last_of_session, &at)?;
+    }
+    Ok(())
+}
+
+/// The damage is reported where it must be: an issue at a line, or the
+/// file not recognised at all (cut before its first entry was whole), for
+/// a line over the limit and for JSON cut where its ending shows it.
+fn check_damage_reported(
+    kind: Damage,
+    base: &[u8],
+    bytes: &[u8],
+    differs_at: usize,
+    report: &ImportReport,
+) -> Result<(), TestCaseError> {
     let reported = report
         .files
         .iter()
@@ -450,15 +480,19 @@ fn case(
     {
         proptest::prop_assert!(reported, "a file cut at byte {differs_at} was not reported");
     }
+    Ok(())
+}
 
-    // The complete file over the damaged one.
-    let report = import_bytes(&store, &scratch, fixture, base, &ImportOptions::default())?;
-    check_report(&store, fixture, &report)?;
-    let combined = rows(&store);
-
-    // Never a message twice unless one of the files has it twice.
-    let (damaged_counts, complete_counts) = (counts(&damaged), counts(complete));
-    for (message, n) in counts(&combined) {
+/// Never a message twice unless one of the files (`damaged`, `complete`)
+/// has it twice; `at` says which case.
+fn check_never_twice(
+    combined: &[Row],
+    damaged: &[Row],
+    complete: &[Row],
+    at: &str,
+) -> Result<(), TestCaseError> {
+    let (damaged_counts, complete_counts) = (counts(damaged), counts(complete));
+    for (message, n) in counts(combined) {
         let allowed = damaged_counts
             .get(&message)
             .max(complete_counts.get(&message))
@@ -466,37 +500,45 @@ fn case(
             .unwrap_or(1);
         proptest::prop_assert!(
             n <= allowed,
-            "{kind:?} at byte {differs_at}: stored {n} times, at most {allowed} in a file: {message:?}"
+            "{at}: stored {n} times, at most {allowed} in a file: {message:?}"
         );
     }
-    let combined_ids = ids(&combined);
-    let combined_counts = counts(&combined);
+    Ok(())
+}
+
+/// Every message of the complete file is stored, by its id or by its text.
+fn check_complete_kept(combined: &[Row], complete: &[Row], at: &str) -> Result<(), TestCaseError> {
+    let combined_ids = ids(combined);
+    let combined_counts = counts(combined);
     for row in complete {
         let same_text = (row.0.clone(), row.2.clone(), row.3, row.4.clone());
         proptest::prop_assert!(
             combined_ids.contains(&(row.0.clone(), row.1.clone()))
                 || combined_counts.contains_key(&same_text),
-            "{kind:?} at byte {differs_at}: the complete file's message is missing: {row:?}"
+            "{at}: the complete file's message is missing: {row:?}"
         );
     }
-    if shortened {
-        // Exactly what the complete file holds, but the last message of a
-        // session of a text file cut short: a text format cannot tell that
-        // a message goes on.
-        let last_of_session = match is_json(base) {
-            true => BTreeSet::new(),
-            false => last_of_damaged,
-        };
-        let expected: BTreeSet<&Row> = complete.iter().collect();
-        let got: BTreeSet<&Row> = combined.iter().collect();
-        for row in expected.symmetric_difference(&got) {
-            proptest::prop_assert!(
-                last_of_session.contains(&(row.0.clone(), row.1.clone())),
-                "{kind:?} at byte {differs_at}: after the complete file, differs from its import alone: {row:?}"
-            );
-        }
-        proptest::prop_assert_eq!(combined.len(), complete.len());
+    Ok(())
+}
+
+/// For a file the damage only cut short: exactly what the complete file
+/// holds, but for the messages `last_of_session` (the last message of a
+/// session of a text file cut short).
+fn check_as_complete(
+    combined: &[Row],
+    complete: &[Row],
+    last_of_session: &BTreeSet<(String, String)>,
+    at: &str,
+) -> Result<(), TestCaseError> {
+    let expected: BTreeSet<&Row> = complete.iter().collect();
+    let got: BTreeSet<&Row> = combined.iter().collect();
+    for row in expected.symmetric_difference(&got) {
+        proptest::prop_assert!(
+            last_of_session.contains(&(row.0.clone(), row.1.clone())),
+            "{at}: after the complete file, differs from its import alone: {row:?}"
+        );
     }
+    proptest::prop_assert_eq!(combined.len(), complete.len());
     Ok(())
 }
 

@@ -7,8 +7,9 @@
 mod common;
 
 use common::import::*;
+use session_search::Store;
 use session_search_import::{
-    import_files, import_path, origin, FileProblem, Format, ImportOptions, Issue,
+    import_files, import_path, origin, FileProblem, Format, ImportOptions, ImportReport, Issue,
 };
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -22,15 +23,22 @@ const TRANSCRIPT: &str = "20260503_071500_d4e5f6.jsonl";
 const LOG: &str = "session_20260503_071500_d4e5f6.json";
 const FROM_DATABASE: &str = "session imported from state.db";
 
+/// Builds `state.db` under `home` from its SQL text fixture.
 fn state_db(home: &Path) -> PathBuf {
     database_from("hermes", "state.sql", &home.join("state.db"))
 }
 
-#[test]
-fn hermes_state_db_sessions_spawns_and_undone_turns() {
+/// A home directory holding `.hermes/state.db`, imported.
+fn imported_state_db() -> (tempfile::TempDir, Store, ImportReport) {
     let dir = tempfile::tempdir().unwrap();
     state_db(&dir.path().join(".hermes"));
     let (store, report) = imported(dir.path());
+    (dir, store, report)
+}
+
+#[test]
+fn a_hermes_state_db_imports_its_sessions_and_reports_a_row_without_a_role() {
+    let (_dir, _, report) = imported_state_db();
     assert_eq!(report.files.len(), 1, "{report:#?}");
     let db = &report.files[0];
     assert_eq!(db.format, Some(Format::Hermes));
@@ -44,7 +52,11 @@ fn hermes_state_db_sessions_spawns_and_undone_turns() {
     assert_eq!(issues.len(), 1, "{issues:?}");
     assert_eq!(issues[0].line, 17);
     assert!(matches!(issues[0].issue, Issue::NotUnderstood { .. }));
+}
 
+#[test]
+fn hermes_sessions_keep_their_agent_parent_and_times() {
+    let (_dir, store, _) = imported_state_db();
     for key in [CLI, SUBAGENT, CONTINUATION, TELEGRAM] {
         assert_eq!(
             session_column(&store, key, "agent_id").as_deref(),
@@ -67,9 +79,12 @@ fn hermes_state_db_sessions_spawns_and_undone_turns() {
         Some("1777626000000")
     );
     assert_eq!(column(&store, CLI, "2", "created_at"), "1777626002500");
+}
 
-    // The undone turn (5, 6) is stored off the active branch; what followed
-    // hangs from the message before it.
+#[test]
+fn an_undone_hermes_turn_is_stored_off_the_active_branch() {
+    let (_dir, store, _) = imported_state_db();
+    // The undone turn (5, 6); what followed hangs from the message before it.
     assert_eq!(branch(&store, CLI), ["1", "2", "3", "4", "7", "8"]);
     assert_eq!(
         count(
@@ -80,9 +95,13 @@ fn hermes_state_db_sessions_spawns_and_undone_turns() {
     );
     assert!(hits(&store, "flamingo").is_empty());
     assert_eq!(hit_sessions(&store, "pelican"), [CLI, CLI]);
+}
 
-    // What the user typed and the answers are searchable; reasoning, tool
-    // calls, tool output, the compaction summary and hidden rows are not.
+#[test]
+fn what_the_user_typed_and_the_answers_are_searchable_in_hermes_sessions() {
+    let (_dir, store, _) = imported_state_db();
+    // Reasoning, tool calls, tool output, the compaction summary and hidden
+    // rows are not.
     assert_eq!(hits(&store, "rotate"), [(CLI.to_owned(), "1".to_owned())]);
     assert_eq!(
         hits(&store, "keyrotate"),
@@ -109,14 +128,22 @@ fn hermes_state_db_sessions_spawns_and_undone_turns() {
             ("user".into(), 6)
         ]
     );
+}
 
+#[test]
+fn where_a_hermes_session_ran_and_how_to_resume_it() {
+    let (_dir, store, _) = imported_state_db();
     let from = origin(&store, CLI).unwrap().unwrap();
     assert_eq!(from.cwd.as_deref(), Some("/home/ana/deploy"));
     assert_eq!(
         from.resume_command().as_deref(),
         Some("hermes --resume 20260501_090000_a1b2c3")
     );
+}
 
+#[test]
+fn a_hermes_state_db_imported_again_adds_nothing() {
+    let (dir, store, _) = imported_state_db();
     let again = import(&store, dir.path());
     assert_eq!((again.imported(), again.already_present()), (0, 16));
     assert_eq!(again.sessions_created(), 0);

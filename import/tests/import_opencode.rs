@@ -30,6 +30,7 @@ fn copied(layout: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, target)
 }
 
+/// Copies the directory `from` and everything in it to `to`.
 fn copy_tree(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
     for entry in fs::read_dir(from).unwrap() {
@@ -67,13 +68,14 @@ fn add_message(storage: &Path, session: &str, id: &str, role: &str, created: i64
     );
 }
 
+/// The stored content of `message` of session `key`.
 fn content(store: &Store, key: &str, message: &str) -> Value {
     serde_json::from_str(&column(store, key, message, "content")).unwrap()
 }
 
 #[test]
 fn storage_trees_in_both_part_layouts() {
-    let (store, report) = imported(&shared_fixtures("opencode"));
+    let (_, report) = imported(&shared_fixtures("opencode"));
     assert!(report.issues().next().is_none(), "{report:#?}");
     // One file per session: the session files, not the messages or parts.
     assert_eq!(report.files.len(), 3, "{report:#?}");
@@ -91,7 +93,11 @@ fn storage_trees_in_both_part_layouts() {
         skipped(file(&report, "ses_s_stage0_large.json"), "part/step-start"),
         1
     );
+}
 
+#[test]
+fn opencode_sessions_keep_their_agent_times_and_message_order() {
+    let (store, _) = imported(&shared_fixtures("opencode"));
     for key in [SMALL, LARGE, DRIFT] {
         assert_eq!(
             session_column(&store, key, "agent_id").as_deref(),
@@ -121,8 +127,11 @@ fn storage_trees_in_both_part_layouts() {
         roles(&store, "opencode:"),
         [("assistant".into(), 4), ("user".into(), 4)]
     );
+}
 
-    // What the user typed and the answers' text parts are searchable.
+#[test]
+fn what_the_user_typed_and_the_answers_text_parts_are_searchable() {
+    let (store, _) = imported(&shared_fixtures("opencode"));
     assert_eq!(
         hits(&store, "hello"),
         [(SMALL.to_owned(), "m_user_small".to_owned())]
@@ -136,8 +145,13 @@ fn storage_trees_in_both_part_layouts() {
         hits(&store, "extracted title"),
         [(DRIFT.to_owned(), "m_assistant_drift".to_owned())]
     );
+}
+
+#[test]
+fn tool_calls_reasoning_files_and_patches_are_stored_never_found() {
+    let (store, _) = imported(&shared_fixtures("opencode"));
     // Tool calls and output, reasoning, files, patches and text OpenCode
-    // wrote itself are stored, never found.
+    // wrote itself.
     for stored in [
         "\"non-existent-directory\"",
         "investigating",
@@ -172,8 +186,11 @@ fn storage_trees_in_both_part_layouts() {
     assert_eq!(answer[0]["input"]["command"], "ls /non-existent-directory");
     assert_eq!(answer[1]["tool_use_id"], "call_large_1");
     assert_eq!(answer[2]["text"], "Command failed with exit code 1.");
+}
 
-    // Where each ran, and how to resume it.
+#[test]
+fn where_an_opencode_session_ran_and_how_to_resume_it() {
+    let (store, _) = imported(&shared_fixtures("opencode"));
     let small = origin(&store, SMALL).unwrap().unwrap();
     assert_eq!(small.cwd.as_deref(), Some("/tmp/repo"));
     assert_eq!(small.host_id, "s_stage0_small");
@@ -181,7 +198,11 @@ fn storage_trees_in_both_part_layouts() {
         small.resume_command().as_deref(),
         Some("opencode --session s_stage0_small")
     );
+}
 
+#[test]
+fn storage_trees_imported_again_add_nothing() {
+    let (store, _) = imported(&shared_fixtures("opencode"));
     let again = import(&store, &shared_fixtures("opencode"));
     assert_eq!(
         (again.imported(), again.already_present(), again.updated()),

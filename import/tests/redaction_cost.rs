@@ -8,11 +8,13 @@
 
 mod common;
 
-use regex::Regex;
-use session_search::{SearchOptions, Store, Visibility};
+use common::import::hits;
+use regex::{Match, Regex};
+use session_search::Store;
 use session_search_engine::redact::Redactor;
 use session_search_import::{import_files, ImportOptions};
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// The identifier families counted, each with its pattern and whether it
@@ -92,51 +94,95 @@ struct Tally {
     misplaced: BTreeSet<String>,
 }
 
-#[test]
-fn identifiers_of_real_transcripts_stay_searchable() {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures");
-    let store = Store::open_in_memory().unwrap();
-    import_every_file(&store, &fixtures);
+impl Tally {
+    /// Counts the identifier `found` in `content`, a message of session
+    /// `key`: as redacted when it overlaps one of the secrets `spans`, and
+    /// then by its line when it does not follow a `credential` word.
+    fn add(
+        &mut self,
+        key: &str,
+        content: &str,
+        found: &Match<'_>,
+        spans: &[Range<usize>],
+        credential: &Regex,
+    ) {
+        let id = found.as_str();
+        self.seen.insert(id.to_owned());
+        let range = found.range();
+        if !spans
+            .iter()
+            .any(|s| s.start < range.end && range.start < s.end)
+        {
+            return;
+        }
+        self.redacted.insert(id.to_owned());
+        if !in_credential_place(content, range.start, credential) {
+            let line = content[..range.start].rfind('\n').map_or(0, |i| i + 1);
+            let line = &content[line..range.end];
+            self.misplaced.insert(format!("{key}: {line}"));
+        }
+    }
+}
+
+/// What the identifiers of a store come to: a tally per family, and one
+/// session holding each UUID, SHA or digest the index keeps, to search.
+struct Census {
+    tallies: BTreeMap<&'static str, Tally>,
+    kept: BTreeMap<String, String>,
+}
+
+/// Tallies every identifier of the store's messages that mixes digits and
+/// letters.
+fn census(store: &Store) -> Census {
     let redactor = Redactor::new::<&str>(&[]).unwrap();
     let credential = Regex::new(CREDENTIAL_WORDS).unwrap();
     let families: Vec<(&str, Regex, bool)> = IDENTIFIERS
         .iter()
         .map(|(name, pattern, strict)| (*name, Regex::new(pattern).unwrap(), *strict))
         .collect();
-    let mut tallies: BTreeMap<&str, Tally> = BTreeMap::new();
-    // One session holding each UUID, SHA or digest the index keeps, to
-    // search.
-    let mut kept: BTreeMap<String, String> = BTreeMap::new();
-    for (key, content, indexed) in messages(&store) {
+    let mut census = Census {
+        tallies: BTreeMap::new(),
+        kept: BTreeMap::new(),
+    };
+    for (key, content, indexed) in messages(store) {
         let spans = redactor.secret_spans(&content);
         for (family, pattern, strict) in &families {
-            let tally = tallies.entry(family).or_default();
+            let tally = census.tallies.entry(family).or_default();
             for found in pattern.find_iter(&content) {
                 let id = found.as_str();
                 let has = |f: fn(&u8) -> bool| id.as_bytes().iter().any(f);
                 if !(has(u8::is_ascii_digit) && has(u8::is_ascii_alphabetic)) {
                     continue;
                 }
-                tally.seen.insert(id.to_owned());
-                let range = found.range();
-                if spans
-                    .iter()
-                    .any(|s| s.start < range.end && range.start < s.end)
-                {
-                    tally.redacted.insert(id.to_owned());
-                    if !in_credential_place(&content, range.start, &credential) {
-                        let line = content[..range.start].rfind('\n').map_or(0, |i| i + 1);
-                        let line = &content[line..range.end];
-                        tally.misplaced.insert(format!("{key}: {line}"));
-                    }
-                }
+                tally.add(&key, &content, &found, &spans, &credential);
                 if *strict && indexed.as_deref().is_some_and(|text| text.contains(id)) {
-                    kept.entry(id.to_owned()).or_insert_with(|| key.clone());
+                    census
+                        .kept
+                        .entry(id.to_owned())
+                        .or_insert_with(|| key.clone());
                 }
             }
         }
     }
-    for (family, tally) in &tallies {
+    census
+}
+
+/// The identifiers of `kept` that a search for them (every session seen)
+/// does not find in full in their session.
+fn unfound<'a>(store: &Store, kept: &'a BTreeMap<String, String>) -> Vec<&'a String> {
+    kept.iter()
+        .filter(|(id, key)| !hits(store, id).iter().any(|(session, _)| session == *key))
+        .map(|(id, _)| id)
+        .collect()
+}
+
+#[test]
+fn identifiers_of_real_transcripts_stay_searchable() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures");
+    let store = Store::open_in_memory().unwrap();
+    import_every_file(&store, &fixtures);
+    let census = census(&store);
+    for (family, tally) in &census.tallies {
         println!(
             "{family}: {} distinct in the fixtures, {} redacted, {} of them outside a credential's place",
             tally.seen.len(),
@@ -144,8 +190,8 @@ fn identifiers_of_real_transcripts_stay_searchable() {
             tally.misplaced.len()
         );
     }
-    for (family, _, strict) in &families {
-        let tally = &tallies[family];
+    for (family, _, strict) in IDENTIFIERS {
+        let tally = &census.tallies[family];
         assert!(tally.seen.len() > 40, "too few of {family} to measure");
         if *strict {
             assert!(
@@ -160,29 +206,7 @@ fn identifiers_of_real_transcripts_stay_searchable() {
             );
         }
     }
-    let caller: String = store
-        .connection()
-        .query_row("SELECT min(session_key) FROM sessions", [], |row| {
-            row.get(0)
-        })
-        .unwrap();
-    let unfound: Vec<&String> = kept
-        .iter()
-        .filter(|(id, key)| {
-            let options = SearchOptions {
-                caller: Some(caller.clone()),
-                visibility: Visibility::All,
-                limit: Some(25),
-                ..SearchOptions::default()
-            };
-            let response = common::search(&store, id, &options);
-            !response
-                .results
-                .iter()
-                .any(|hit| !hit.partial && &hit.session_key == *key)
-        })
-        .map(|(id, _)| id)
-        .collect();
+    let unfound = unfound(&store, &census.kept);
     assert!(
         unfound.is_empty(),
         "identifiers the index holds that a search does not find: {unfound:?}"

@@ -8,40 +8,25 @@ use session_search_engine::db::{Connection, ReadHold, SqlError, Value};
 use session_search_engine::drain;
 use session_search_engine::sql_functions::{Function, FUNCTIONS};
 use session_search_sqlite::{KeptStatements, RawConnection};
+use std::borrow::Borrow;
 use std::sync::Arc;
 
-/// The engine's view of a rusqlite connection.
-pub(crate) struct Rusqlite<'a> {
-    conn: &'a rusqlite::Connection,
+/// The engine's view of a rusqlite connection: borrowed, or owned (a
+/// background drain's own connection).
+pub(crate) struct Rusqlite<C: Borrow<rusqlite::Connection>> {
+    conn: C,
     /// Whether a search may start a background drain of the database.
     drains: bool,
 }
 
-impl<'a> Rusqlite<'a> {
+impl<C: Borrow<rusqlite::Connection>> Rusqlite<C> {
     /// `conn`, starting background drains when `drains` says so.
-    pub(crate) fn new(conn: &'a rusqlite::Connection, drains: bool) -> Rusqlite<'a> {
+    pub(crate) fn new(conn: C, drains: bool) -> Rusqlite<C> {
         Rusqlite { conn, drains }
     }
 }
 
-/// The connection of a background drain, which starts none itself.
-struct DrainConnection(rusqlite::Connection);
-
-impl Connection for DrainConnection {
-    fn execute_batch(&self, sql: &str) -> Result<(), SqlError> {
-        Rusqlite::new(&self.0, false).execute_batch(sql)
-    }
-
-    fn query_each(
-        &self,
-        sql: &str,
-        params: &[Value],
-        each: &mut dyn FnMut(Vec<Value>),
-    ) -> Result<(), SqlError> {
-        Rusqlite::new(&self.0, false).query_each(sql, params, each)
-    }
-}
-
+/// A rusqlite error as the engine's: its extended code and message.
 fn sql_error(e: rusqlite::Error) -> SqlError {
     SqlError {
         code: e.sqlite_error().map_or(1, |f| f.extended_code),
@@ -49,6 +34,7 @@ fn sql_error(e: rusqlite::Error) -> SqlError {
     }
 }
 
+/// A SQLite value as the engine's; text that is not UTF-8 as a blob.
 fn from_sql(value: ValueRef<'_>) -> Value {
     match value {
         ValueRef::Null => Value::Null,
@@ -74,14 +60,14 @@ fn to_sql(value: Value) -> SqlValue {
     }
 }
 
-impl Connection for Rusqlite<'_> {
+impl<C: Borrow<rusqlite::Connection>> Connection for Rusqlite<C> {
     /// As the extension's (the shared layer's).
     fn hold_read(&self) -> ReadHold<'_> {
-        raw(self.conn).hold()
+        raw(self.conn.borrow()).hold()
     }
 
     fn execute_batch(&self, sql: &str) -> Result<(), SqlError> {
-        self.conn.execute_batch(sql).map_err(sql_error)
+        self.conn.borrow().execute_batch(sql).map_err(sql_error)
     }
 
     fn query_each(
@@ -90,7 +76,7 @@ impl Connection for Rusqlite<'_> {
         params: &[Value],
         each: &mut dyn FnMut(Vec<Value>),
     ) -> Result<(), SqlError> {
-        let mut stmt = self.conn.prepare_cached(sql).map_err(sql_error)?;
+        let mut stmt = self.conn.borrow().prepare_cached(sql).map_err(sql_error)?;
         let columns = stmt.column_count();
         let params: Vec<SqlValue> = params.iter().cloned().map(to_sql).collect();
         let mut rows = stmt
@@ -111,7 +97,7 @@ impl Connection for Rusqlite<'_> {
     /// connection's store turned background reconciliation off.
     fn reconcile_elsewhere(&self) -> bool {
         self.drains
-            && raw(self.conn)
+            && raw(self.conn.borrow())
                 .drain_target()
                 .is_some_and(|file| start_drain(&file))
     }
@@ -123,7 +109,7 @@ fn start_drain(file: &str) -> bool {
     drain::start(file, move || {
         let conn = crate::connect(rusqlite::Connection::open(&owned).ok()?, false).ok()?;
         conn.busy_timeout(drain::BUSY_TIMEOUT).ok()?;
-        Some(DrainConnection(conn))
+        Some(Rusqlite::new(conn, false))
     })
 }
 

@@ -172,7 +172,7 @@ impl Store {
     }
 
     /// The engine's view of the connection.
-    fn engine(&self) -> Rusqlite<'_> {
+    fn engine(&self) -> Rusqlite<&Connection> {
         Rusqlite::new(&self.conn, self.background)
     }
 

@@ -9,6 +9,7 @@ mod common;
 use common::*;
 use session_search::{Hit, Role, SearchOptions, SearchResponse, Store, TermCount, Visibility};
 
+/// The position and hit of message `id` in the results.
 fn find(response: &SearchResponse, id: i64) -> Option<(usize, &Hit)> {
     response
         .results
@@ -17,6 +18,7 @@ fn find(response: &SearchResponse, id: i64) -> Option<(usize, &Hit)> {
         .find(|(_, hit)| hit.id == id)
 }
 
+/// The count of the term `text`.
 fn term<'a>(response: &'a SearchResponse, text: &str) -> &'a TermCount {
     let terms = response.terms.as_ref().expect("terms");
     terms
@@ -25,6 +27,7 @@ fn term<'a>(response: &'a SearchResponse, text: &str) -> &'a TermCount {
         .unwrap_or_else(|| panic!("no term {text:?} in {terms:?}"))
 }
 
+/// Whether the full matches come first and each part is sorted by score.
 fn sorted_by_score(response: &SearchResponse) -> bool {
     let full = response.results.iter().take_while(|hit| !hit.partial);
     let partial: Vec<&Hit> = response.results.iter().filter(|hit| hit.partial).collect();
@@ -146,37 +149,47 @@ fn other_forms_of_a_word_fill_the_page_below_the_form_typed() {
     assert_eq!(hit_inflected.matched, ["deploy", "staging"]);
 }
 
-#[test]
-fn a_cjk_question_counts_by_the_pieces_of_its_runs() {
+/// The session of the CJK questions.
+const CJK: &str = "main:1";
+
+/// A store whose session [`CJK`] holds an answer in Chinese, a user's
+/// message, and answers in Japanese and Korean, each naming a database;
+/// returns the store and the three answers' ids.
+fn cjk_answers() -> (Store, [i64; 3]) {
     let store = store();
-    let key = "main:1";
-    session(&store, key, "main", None);
+    session(&store, CJK, "main", None);
     let answer = say(
         &store,
-        key,
+        CJK,
         Role::Assistant,
         "我們的機器人用 PostgreSQL 當資料庫",
         1,
     );
-    say(&store, key, Role::User, "今天天氣很好", 2);
+    say(&store, CJK, Role::User, "今天天氣很好", 2);
     let japanese = say(
         &store,
-        key,
+        CJK,
         Role::Assistant,
         "ボットのデータベースは SQLite です",
         3,
     );
     let korean = say(
         &store,
-        key,
+        CJK,
         Role::Assistant,
         "봇의 데이터베이스는 Redis 입니다",
         4,
     );
+    (store, [answer, japanese, korean])
+}
+
+#[test]
+fn a_cjk_question_counts_by_the_pieces_of_its_runs() {
+    let (store, [answer, _, _]) = cjk_answers();
     let page = search(
         &store,
         "上次那個 Telegram 機器人用了什麼資料庫？",
-        &with(key, Visibility::Tree, 10),
+        &with(CJK, Visibility::Tree, 10),
     );
     assert_eq!(page.results.first().map(|h| h.id), Some(answer), "{page:?}");
     assert!(page.results[0].partial);
@@ -185,10 +198,18 @@ fn a_cjk_question_counts_by_the_pieces_of_its_runs() {
     assert!(term(&page, "上次那個").framing);
     let run = term(&page, "機器人用了什麼資料庫");
     assert_eq!((run.messages, run.other_forms), (Some(0), Some(1)));
+    // Quoted, a run is one phrase as typed.
+    let quoted = search(&store, "\"機器人資料庫\"", &with(CJK, Visibility::Tree, 10));
+    assert!(quoted.results.is_empty(), "{quoted:?}");
+}
+
+#[test]
+fn japanese_and_korean_questions_find_their_answers() {
+    let (store, [_, japanese, korean]) = cjk_answers();
     let page = search(
         &store,
         "ボットはどのデータベースを使った？",
-        &with(key, Visibility::Tree, 10),
+        &with(CJK, Visibility::Tree, 10),
     );
     assert_eq!(
         page.results.first().map(|h| h.id),
@@ -198,19 +219,20 @@ fn a_cjk_question_counts_by_the_pieces_of_its_runs() {
     let page = search(
         &store,
         "데이터베이스를 어떻게 했나요",
-        &with(key, Visibility::Tree, 10),
+        &with(CJK, Visibility::Tree, 10),
     );
     assert_eq!(page.results.first().map(|h| h.id), Some(korean), "{page:?}");
-    // Quoted, a run is one phrase as typed.
-    let quoted = search(&store, "\"機器人資料庫\"", &with(key, Visibility::Tree, 10));
-    assert!(quoted.results.is_empty(), "{quoted:?}");
-    // A long CJK message is not buried under a short one sharing one word
-    // (in a history of some size, where words have the weights they have
-    // in use).
+}
+
+#[test]
+fn a_long_cjk_message_is_not_buried_under_a_short_one_sharing_one_word() {
+    // In a history of some size, where words have the weights they have in
+    // use.
+    let (store, _) = cjk_answers();
     for i in 0..20 {
         say(
             &store,
-            key,
+            CJK,
             Role::User,
             &format!("unrelated note {i} about lunch"),
             10 + i,
@@ -218,7 +240,7 @@ fn a_cjk_question_counts_by_the_pieces_of_its_runs() {
     }
     let long = say(
         &store,
-        key,
+        CJK,
         Role::Assistant,
         &format!(
             "{}機器人的資料庫是 PostgreSQL",
@@ -226,11 +248,11 @@ fn a_cjk_question_counts_by_the_pieces_of_its_runs() {
         ),
         5,
     );
-    say(&store, key, Role::User, "Telegram is nice", 6);
+    say(&store, CJK, Role::User, "Telegram is nice", 6);
     let page = search(
         &store,
         "Telegram 機器人 資料庫",
-        &with(key, Visibility::Tree, 10),
+        &with(CJK, Visibility::Tree, 10),
     );
     let (at_long, _) = find(&page, long).expect("the long message");
     let (at_short, _) = page

@@ -300,19 +300,47 @@ const EDGES: usize = 4;
 
 /// The messages of `placement`, not yet written.
 fn cases(placement: &'static str) -> Vec<Case> {
-    let mut cases = Vec::new();
-    let mut add = |shape: &'static Shape,
-                   detail: String,
-                   text: &dyn Fn(&str) -> String,
-                   forms: &[String],
-                   snippet_chars: Vec<i64>,
-                   max_chars: Vec<i64>| {
-        let word = unique_word(cases.len());
+    let mut cases = Cases {
+        placement,
+        cases: Vec::new(),
+    };
+    for (n, shape) in shapes().iter().enumerate() {
+        match placement {
+            "prose" => cases.prose(shape),
+            "boundary" => cases.boundary(shape, n),
+            "wrapped" | "wrapped-crlf-indented" => cases.wrapped(shape),
+            "adjacent" | "cjk-adjacent" => cases.adjacent(shape),
+            "split" => cases.split(shape),
+            other => panic!("unknown placement {other:?}"),
+        }
+    }
+    cases.cases
+}
+
+/// The messages of one placement, as they are made.
+struct Cases {
+    placement: &'static str,
+    cases: Vec<Case>,
+}
+
+impl Cases {
+    /// Adds a message of `shape` whose text `text` makes of the message's
+    /// own word, holding the secrets in the forms `forms`.
+    fn add(
+        &mut self,
+        shape: &'static Shape,
+        detail: String,
+        text: &dyn Fn(&str) -> String,
+        forms: &[String],
+        snippet_chars: Vec<i64>,
+        max_chars: Vec<i64>,
+    ) {
+        let word = unique_word(self.cases.len());
         let text = text(&word);
         let values = shape.secrets.iter().map(String::as_str).collect();
-        cases.push(Case {
+        self.cases.push(Case {
             shape,
-            placement,
+            placement: self.placement,
             detail,
             secrets: Secrets::new(&text, values, forms),
             word,
@@ -321,159 +349,172 @@ fn cases(placement: &'static str) -> Vec<Case> {
             snippet_chars,
             max_chars,
         });
-    };
-    // At most `EDGES` snippetChars values that put an excerpt's edge between
-    // `lo` and `hi` characters from the word (excerpts keep about a third
-    // of their budget before the match and two thirds after it), every
-    // shape (`n`) trying others.
-    let crossing = |lo: usize, hi: usize, n: usize| -> Vec<i64> {
-        let all: Vec<i64> = (8..=300)
-            .step_by(5)
-            .filter(|&m| m >= lo && m <= hi)
-            .map(|m| m as i64)
-            .collect();
-        let step = all.len().div_ceil(EDGES).max(1);
-        all.into_iter().skip(n % step).step_by(step).collect()
-    };
-    for (n, shape) in shapes().iter().enumerate() {
-        let secrets = &shape.secrets;
-        let longest = secrets
+    }
+
+    /// `prose`: the shape as written inside an ordinary sentence.
+    fn prose(&mut self, shape: &'static Shape) {
+        let written = &shape.text;
+        self.add(
+            shape,
+            String::new(),
+            &|w| {
+                format!("Earlier today {w} I set {written} for the deploy pipeline and it worked.")
+            },
+            &shape.secrets,
+            vec![300, 120, 40],
+            vec![20000],
+        )
+    }
+
+    /// `boundary`: the shape 0 or 40 characters after or before the word,
+    /// searched and read with the excerpt's or the history's edge inside a
+    /// secret; `n` is the shape's number.
+    fn boundary(&mut self, shape: &'static Shape, n: usize) {
+        let written = &shape.text;
+        let len = written.chars().count();
+        for gap in [0, 40] {
+            let after = |w: &str| {
+                format!(
+                    "{} {w} {} {written} {}",
+                    filler(200),
+                    filler(gap),
+                    filler(200)
+                )
+            };
+            self.add(
+                shape,
+                format!("secret {gap} after the word"),
+                &after,
+                &shape.secrets,
+                crossing(gap, 2 * (gap + len) + 12, n),
+                history_cuts(&after("x"), &shape.secrets, gap),
+            );
+            let before = |w: &str| {
+                format!(
+                    "{} {written} {} {w} {}",
+                    filler(200),
+                    filler(gap),
+                    filler(200)
+                )
+            };
+            self.add(
+                shape,
+                format!("secret {gap} before the word"),
+                &before,
+                &shape.secrets,
+                crossing(2 * gap, 3 * (gap + len) + 12, n),
+                history_cuts(&before("x"), &shape.secrets, gap),
+            );
+        }
+    }
+
+    /// `wrapped` and `wrapped-crlf-indented`: every secret longer than the
+    /// width hard-wrapped at it.
+    fn wrapped(&mut self, shape: &'static Shape) {
+        let written = &shape.text;
+        let longest = shape
+            .secrets
             .iter()
             .map(|s| squeeze(s).chars().count())
             .max()
             .unwrap_or(0);
-        // The shape as written, holding its secrets.
-        let written = &shape.text;
-        match placement {
-            "prose" => {
-                add(
-                    shape,
-                    String::new(),
-                    &|w| {
-                        format!("Earlier today {w} I set {written} for the deploy pipeline and it worked.")
-                    },
-                    secrets,
-                    vec![300, 120, 40],
-                    vec![20000],
-                )
+        // Plain line ends, or Windows line ends with an indented
+        // continuation, as in a quoted e-mail or a YAML block.
+        let (widths, line_break, line_end): (&[usize], &str, &str) = if self.placement == "wrapped"
+        {
+            (&[20, 26, 33, 40], "\n", "\n")
+        } else {
+            (&[20, 33], "\r\n    ", "\r\n")
+        };
+        for &width in widths {
+            if longest <= width {
+                continue;
             }
-            "boundary" => {
-                let len = written.chars().count();
-                // Where history cuts texts: at or just after each secret
-                // (0 and 9 characters in for one gap, 4 and 20 for the other).
-                let cuts = |text: &str, gap: usize| -> Vec<i64> {
-                    let into: [i64; 2] = if gap == 0 { [0, 9] } else { [4, 20] };
-                    secrets
-                        .iter()
-                        .flat_map(|s| {
-                            let at = text[..text.find(s.as_str()).unwrap()].chars().count() as i64;
-                            into.map(|n| at + n)
-                        })
-                        .collect()
-                };
-                for gap in [0, 40] {
-                    let after = |w: &str| {
-                        format!(
-                            "{} {w} {} {written} {}",
-                            filler(200),
-                            filler(gap),
-                            filler(200)
-                        )
-                    };
-                    add(
-                        shape,
-                        format!("secret {gap} after the word"),
-                        &after,
-                        secrets,
-                        crossing(gap, 2 * (gap + len) + 12, n),
-                        cuts(&after("x"), gap),
-                    );
-                    let before = |w: &str| {
-                        format!(
-                            "{} {written} {} {w} {}",
-                            filler(200),
-                            filler(gap),
-                            filler(200)
-                        )
-                    };
-                    add(
-                        shape,
-                        format!("secret {gap} before the word"),
-                        &before,
-                        secrets,
-                        crossing(2 * gap, 3 * (gap + len) + 12, n),
-                        cuts(&before("x"), gap),
-                    );
-                }
-            }
-            "wrapped" | "wrapped-crlf-indented" => {
-                // Plain line ends, or Windows line ends with an indented
-                // continuation, as in a quoted e-mail or a YAML block.
-                let (widths, line_break, line_end): (&[usize], &str, &str) =
-                    if placement == "wrapped" {
-                        (&[20, 26, 33, 40], "\n", "\n")
-                    } else {
-                        (&[20, 33], "\r\n    ", "\r\n")
-                    };
-                for &width in widths {
-                    if longest <= width {
-                        continue;
-                    }
-                    let (wrapped, forms) = rewrite(written, secrets, |s| {
-                        wrap(s, width).replace('\n', line_break)
-                    });
-                    add(
-                        shape,
-                        format!("width {width}"),
-                        &|w| {
-                            format!("{w} the value was{line_break}{wrapped}{line_end}and then we moved on.")
-                        },
-                        &forms,
-                        vec![300, 60],
-                        vec![20000],
-                    );
-                }
-            }
-            "adjacent" | "cjk-adjacent" => {
-                for (how, before, after) in [
-                    ("in backticks", "`", "`"),
-                    ("in parentheses", "(", ")."),
-                    ("in single quotes", "'", "'"),
-                    ("after a colon", "key:", ","),
-                    ("after an emoji", "🔑", "✅"),
-                    ("between CJK words", "密钥是", "请保管好"),
-                    ("between Japanese words", "トークンは", "です"),
-                ] {
-                    let cjk = how.contains("CJK") || how.contains("Japanese");
-                    if cjk != (placement == "cjk-adjacent") {
-                        continue;
-                    }
-                    add(
-                        shape,
-                        how.to_owned(),
-                        &|w| format!("{w} note {before}{written}{after} done"),
-                        secrets,
-                        vec![300, 50],
-                        vec![20000],
-                    );
-                }
-            }
-            "split" => {
-                if let Some(split) = &shape.split {
-                    add(
-                        shape,
-                        String::new(),
-                        &|w| format!("{w} the settings were\n{split}\nand then we moved on."),
-                        secrets,
-                        vec![300, 60],
-                        vec![20000],
-                    );
-                }
-            }
-            other => panic!("unknown placement {other:?}"),
+            let (wrapped, forms) = rewrite(written, &shape.secrets, |s| {
+                wrap(s, width).replace('\n', line_break)
+            });
+            self.add(
+                shape,
+                format!("width {width}"),
+                &|w| {
+                    format!("{w} the value was{line_break}{wrapped}{line_end}and then we moved on.")
+                },
+                &forms,
+                vec![300, 60],
+                vec![20000],
+            );
         }
     }
-    cases
+
+    /// `adjacent` and `cjk-adjacent`: the shape glued to punctuation, an
+    /// emoji, or (for `cjk-adjacent`) Chinese or Japanese words.
+    fn adjacent(&mut self, shape: &'static Shape) {
+        let written = &shape.text;
+        for (how, before, after) in [
+            ("in backticks", "`", "`"),
+            ("in parentheses", "(", ")."),
+            ("in single quotes", "'", "'"),
+            ("after a colon", "key:", ","),
+            ("after an emoji", "🔑", "✅"),
+            ("between CJK words", "密钥是", "请保管好"),
+            ("between Japanese words", "トークンは", "です"),
+        ] {
+            let cjk = how.contains("CJK") || how.contains("Japanese");
+            if cjk != (self.placement == "cjk-adjacent") {
+                continue;
+            }
+            self.add(
+                shape,
+                how.to_owned(),
+                &|w| format!("{w} note {before}{written}{after} done"),
+                &shape.secrets,
+                vec![300, 50],
+                vec![20000],
+            );
+        }
+    }
+
+    /// `split`: the shape's names and values on separate lines, for shapes
+    /// that have a name.
+    fn split(&mut self, shape: &'static Shape) {
+        if let Some(split) = &shape.split {
+            self.add(
+                shape,
+                String::new(),
+                &|w| format!("{w} the settings were\n{split}\nand then we moved on."),
+                &shape.secrets,
+                vec![300, 60],
+                vec![20000],
+            );
+        }
+    }
+}
+
+/// At most `EDGES` snippetChars values that put an excerpt's edge between
+/// `lo` and `hi` characters from the word (excerpts keep about a third of
+/// their budget before the match and two thirds after it), every shape
+/// (`n`) trying others.
+fn crossing(lo: usize, hi: usize, n: usize) -> Vec<i64> {
+    let all: Vec<i64> = (8..=300)
+        .step_by(5)
+        .filter(|&m| m >= lo && m <= hi)
+        .map(|m| m as i64)
+        .collect();
+    let step = all.len().div_ceil(EDGES).max(1);
+    all.into_iter().skip(n % step).step_by(step).collect()
+}
+
+/// Where history cuts `text`: at or just after each of `secrets` (0 and 9
+/// characters in for one gap, 4 and 20 for the other).
+fn history_cuts(text: &str, secrets: &[String], gap: usize) -> Vec<i64> {
+    let into: [i64; 2] = if gap == 0 { [0, 9] } else { [4, 20] };
+    secrets
+        .iter()
+        .flat_map(|s| {
+            let at = text[..text.find(s.as_str()).unwrap()].chars().count() as i64;
+            into.map(|n| at + n)
+        })
+        .collect()
 }
 
 /// What fails, by index in `Corpus::cases`.
@@ -835,7 +876,34 @@ fn random_failures(
     snippet_chars: i64,
     pick: usize,
 ) -> Vec<String> {
-    let secrets = &message.secrets;
+    let mut found = word_failures(store, id, message, snippet_chars);
+    let window = history(
+        store,
+        KEY,
+        &HistoryOptions {
+            max_chars: Some(20000),
+            ..history_options(KEY)
+        },
+    );
+    let text = &window.messages[0].text;
+    if let Some((secret, piece)) = message.secrets.shown(text) {
+        found.push(format!(
+            "(a) history shows {piece:?} of {secret:?} in {text:?}"
+        ));
+    }
+    found.extend(attack_failures(store, id, message, pick));
+    found
+}
+
+/// (c) and (a) for the words of `message`, written as `id`: its neighbours
+/// find it, and neither their excerpts nor those of its first and last
+/// words show a secret.
+fn word_failures(
+    store: &Store,
+    id: i64,
+    message: &RandomMessage,
+    snippet_chars: i64,
+) -> Vec<String> {
     let mut found = Vec::new();
     let first = &message.words[0];
     let last = &message.words[message.words.len() - 1];
@@ -866,7 +934,7 @@ fn random_failures(
                 )),
                 None => {}
                 Some(hit) => {
-                    if let Some((secret, piece)) = secrets.shown(&hit.snippet) {
+                    if let Some((secret, piece)) = message.secrets.shown(&hit.snippet) {
                         found.push(format!(
                             "(a) search {word:?} (snippetChars {chars}) shows {piece:?} of {secret:?} in {:?}",
                             hit.snippet
@@ -876,21 +944,16 @@ fn random_failures(
             }
         }
     }
-    let window = history(
-        store,
-        KEY,
-        &HistoryOptions {
-            max_chars: Some(20000),
-            ..history_options(KEY)
-        },
-    );
-    let text = &window.messages[0].text;
-    if let Some((secret, piece)) = secrets.shown(text) {
-        found.push(format!(
-            "(a) history shows {piece:?} of {secret:?} in {text:?}"
-        ));
-    }
-    let neighbour = message.neighbours.first().unwrap_or(first);
+    found
+}
+
+/// (b) and (a) for searches for the secrets of `message`, written as `id`:
+/// the secrets, fragments of them (the `pick`th choice) and a neighbour
+/// with a prefix of one find it in no full match.
+fn attack_failures(store: &Store, id: i64, message: &RandomMessage, pick: usize) -> Vec<String> {
+    let secrets = &message.secrets;
+    let mut found = Vec::new();
+    let neighbour = message.neighbours.first().unwrap_or(&message.words[0]);
     let attack_options = SearchOptions {
         limit: Some(25),
         ..options(KEY)
