@@ -1,4 +1,4 @@
--- The public tables of session-search (SPEC §3): the contract hosts write
+-- The public tables of session-search (docs/sql.md, "Schema and write path"): the contract hosts write
 -- to with plain SQL. Run by sessions_init(); every statement is idempotent.
 
 CREATE TABLE IF NOT EXISTS sessions(

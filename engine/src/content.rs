@@ -1,5 +1,5 @@
 //! Message content: plain text, or a JSON array of content blocks in the
-//! common agent formats (SPEC §3).
+//! common agent formats (docs/sql.md, "Schema and write path").
 
 use serde_json::Value;
 use std::borrow::Cow;

@@ -49,7 +49,7 @@ impl std::fmt::Display for MessageRef {
     }
 }
 
-/// The options of `sessions_history` (SPEC §5).
+/// The options of `sessions_history` (docs/sql.md).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HistoryOptions {

@@ -22,7 +22,7 @@ pub const TITLE_CHARS: usize = 100;
 /// The smallest, largest and default `limit` of a list.
 pub const LIMIT: (i64, i64, i64) = (1, 100, 20);
 
-/// The options of `sessions_list` (SPEC §5b).
+/// The options of `sessions_list` (docs/sql.md).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ListOptions {

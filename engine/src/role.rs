@@ -33,7 +33,7 @@ impl Role {
         }
     }
 
-    /// Whether messages of this role are indexed (SPEC §3).
+    /// Whether messages of this role are indexed (docs/sql.md, "Schema and write path").
     pub fn is_searchable(self) -> bool {
         matches!(self, Role::User | Role::Assistant)
     }

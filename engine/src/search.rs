@@ -128,7 +128,7 @@ pub enum GroupBy {
     Session,
 }
 
-/// The options of `sessions_search` (SPEC §4).
+/// The options of `sessions_search` (docs/sql.md).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SearchOptions {

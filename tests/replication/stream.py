@@ -4,7 +4,7 @@ every statement answered.
 
 Statement-replicating engines (rqlite and the like) run the same statements
 on every node, so every trigger and function of session-search must give
-the same result wherever it runs (SPEC section 3). test_determinism.py
+the same result wherever it runs (docs/operations.md, "Determinism"). test_determinism.py
 replays one stream on several independent databases and compares what they
 recorded.
 

@@ -3,7 +3,7 @@ independent databases gives the same answers and the same index.
 
 rqlite and other engines that replicate SQL statements run every write on
 every node, each with the extension loaded, so the triggers and the
-functions they call must give the same result everywhere (SPEC section 3).
+functions they call must give the same result everywhere (docs/operations.md, "Determinism").
 A seeded stream (stream.py) creates sessions (spawned ones and spawn chains
 among them), appends (plain text, content blocks, broken JSON, secrets,
 hard-wrapped secrets, CJK, two messages over a megabyte), branches, rewinds,

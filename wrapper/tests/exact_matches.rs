@@ -3,7 +3,7 @@
 //! messages whose tokens hold the phrase's tokens consecutively, whether or
 //! not it is matched with pair tokens (a common word next to another
 //! word), and a prefix exactly those with a token it starts, whether or not
-//! it is matched with prefix tokens (3 or 4 characters), at any case,
+//! it is matched with prefix tokens (3 to 8 characters), at any case,
 //! across punctuation and next to CJK text.
 
 use proptest::prelude::*;

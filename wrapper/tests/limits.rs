@@ -1,4 +1,4 @@
-//! The bounds of a search answer (SPEC §4 "Limits"), as properties over
+//! The bounds of a search answer (docs/sql.md, `sessions_search`'s `limit`, `snippetChars` and `maxBytes`), as properties over
 //! generated transcripts: huge messages (up to about 1 MB), many hits,
 //! multi-byte and JSON-escaped characters, and secrets near the matches.
 //!

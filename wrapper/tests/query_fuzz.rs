@@ -1,4 +1,4 @@
-//! The query compiler against arbitrary input (SPEC §4 "Query"): no text a
+//! The query compiler against arbitrary input (docs/sql.md, "The query and plain-language questions"): no text a
 //! user can type produces an FTS5 syntax error or any other SQL error; the
 //! only errors are the documented ones (empty, over 4096 characters, no
 //! letter or digit). And queries people actually type — paths, e-mail

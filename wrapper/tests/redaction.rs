@@ -1,4 +1,4 @@
-//! Redaction of secrets in search excerpts and history (SPEC §4, §5).
+//! Redaction of secrets in search excerpts and history (docs/redaction.md).
 //!
 //! Every shape of the shared corpus `tests/secrets/shapes.json` (synthetic
 //! secrets, each a text holding one or more secrets) is embedded in

@@ -1,4 +1,4 @@
-//! `sessions_search` and `sessions_history` through the wrapper (SPEC §4,
+//! `sessions_search` and `sessions_history` through the wrapper (docs/sql.md,
 //! §5): visibility inside the query and before the limit, stale text never
 //! returned, reconciliation flags, filters, ordering, limits, and the history
 //! window.

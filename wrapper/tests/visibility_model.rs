@@ -2,7 +2,7 @@
 //! (spawners that exist, do not exist yet, or form cycles), moves to another
 //! spawner or agent, deletions and rolled-back moves, against a plain
 //! oracle. After every step, for every session as caller and every
-//! visibility, `sessions_search` returns exactly the sessions SPEC §4 makes
+//! visibility, `sessions_search` returns exactly the sessions docs/sql.md ("Visibility") makes
 //! visible. This pins the scope words of the index (sql/schema.sql), which
 //! must follow every change in the same transaction.
 
@@ -60,7 +60,7 @@ struct Oracle {
 }
 
 impl Oracle {
-    /// SPEC §4: self, tree (transitively spawned, through existing
+    /// docs/sql.md, "Visibility": self, tree (transitively spawned, through existing
     /// sessions), agent.
     fn visible(&self, caller: u8, visibility: Visibility) -> BTreeSet<String> {
         let keys: BTreeSet<u8> = match visibility {
