@@ -10,11 +10,11 @@
 //! <https://sqlite.org/fts5.html#custom_tokenizers> and
 //! <https://sqlite.org/fts5.html#custom_auxiliary_functions>.
 
-use crate::pairs;
-use crate::pipeline;
+use crate::index_tokens::pairs;
+use crate::index_tokens::threaded;
+use crate::index_tokens::tiers;
 use crate::rank::{estimate_hits, BestRanks, Bm25, RankTotals};
 use crate::scope::{self, SCOPE_MARKER};
-use crate::tiers;
 use crate::tokenizer::{Options, Tokenizer};
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr};
@@ -287,8 +287,8 @@ unsafe extern "C" fn x_tokenize(
         let mut run = |tokenizer: &mut Tokenizer| {
             if document && bytes.starts_with(SCOPE_MARKER.as_bytes()) {
                 scope::tokenize_scope(tokenizer, bytes, &mut emit)
-            } else if document && bytes.len() >= pipeline::PIPELINE_BYTES {
-                pipeline::tokenize_document(instance.options, bytes, &mut emit)
+            } else if document && bytes.len() >= threaded::PIPELINE_BYTES {
+                threaded::tokenize_document(instance.options, bytes, &mut emit)
             } else if document {
                 tiers::tokenize_document(tokenizer, bytes, &mut emit)
             } else if query

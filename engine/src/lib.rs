@@ -22,10 +22,8 @@ pub mod excerpt;
 pub mod forms;
 pub mod fts5;
 pub mod history;
+pub mod index_tokens;
 pub mod list;
-pub mod pairs;
-pub mod pipeline;
-pub mod prefixes;
 pub mod query;
 pub mod question;
 pub mod rank;
@@ -35,7 +33,6 @@ pub mod scope;
 pub mod search;
 pub mod sql_functions;
 pub mod store;
-pub mod tiers;
 pub mod tokenizer;
 
 /// The crate version, as reported by `sessions_version()`.

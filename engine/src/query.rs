@@ -10,9 +10,9 @@
 //! unbalanced quotes are all just text. Terms with no letters or digits are
 //! dropped.
 
-use crate::pairs;
-use crate::prefixes;
-use crate::tiers;
+use crate::index_tokens::pairs;
+use crate::index_tokens::prefixes;
+use crate::index_tokens::tiers;
 use crate::tokenizer::{Options, Tokenizer};
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
@@ -227,7 +227,7 @@ impl Query {
 
     /// The expression of [`Query::single_word`] limited to the messages in
     /// which it weighs enough for `tier` and no better one (see
-    /// [`crate::tiers`]): its marker of that tier alone, which a message
+    /// [`crate::index_tokens::tiers`]): its marker of that tier alone, which a message
     /// holds as often as the word, so it scores as the word does and FTS5
     /// reads only the marker's list, not the word's.
     pub fn tier_expression(&self, tier: usize, scope: Option<&str>) -> Option<String> {

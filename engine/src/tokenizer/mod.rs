@@ -80,7 +80,7 @@ pub struct Options {
     pub cjk: bool,
     /// `markers 0|1`, default 0: documents also get the marker tokens that
     /// `sessions_search` reads in its own index (impact tiers, see
-    /// [`crate::tiers`], and pair tokens, see [`crate::pairs`]), and queries
+    /// [`crate::index_tokens::tiers`], and pair tokens, see [`crate::index_tokens::pairs`]), and queries
     /// may ask for them. A table that only `MATCH` queries has no use for
     /// them.
     pub markers: bool,

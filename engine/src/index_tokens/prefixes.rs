@@ -4,7 +4,7 @@
 //! starts with `dep` into one, in memory, before it returns a row: the cost
 //! of a short prefix grows with the whole history, whatever the page. So
 //! when a message is indexed, each distinct word longer than a length of
-//! [`PREFIX_LENGTHS`] (common words aside, see [`crate::pairs`]) also gets,
+//! [`PREFIX_LENGTHS`] (common words aside, see [`crate::index_tokens::pairs`]) also gets,
 //! colocated with its first occurrence, a prefix token of that many
 //! characters: the marker, [`PREFIX_TAG`] and the word's first characters
 //! (once per word: no phrase holds a prefix token, so more positions would
@@ -20,8 +20,8 @@
 //! prefixes are mostly of rarer words, and one or two characters (`a*`,
 //! `th*`) start most words of a history, whose lists FTS5 still merges.
 
-use crate::pairs::{self, COMMON_WORDS};
-use crate::tiers::MARKER;
+use crate::index_tokens::pairs::{self, COMMON_WORDS};
+use crate::index_tokens::tiers::MARKER;
 use crate::tokenizer::Token;
 
 /// The lengths, in characters, of the prefixes that get tokens. Changing

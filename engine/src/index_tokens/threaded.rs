@@ -7,7 +7,7 @@
 //! more the halves run on two threads, the tokens crossing in batches, so
 //! the document costs about the longer half rather than their sum.
 
-use crate::tiers;
+use crate::index_tokens::tiers;
 use crate::tokenizer::{Options, Token, Tokenizer};
 use std::sync::mpsc;
 

@@ -20,8 +20,8 @@
 //! deleting or re-indexing it removes exactly what was written, on every
 //! replica.
 
-use crate::pairs;
-use crate::prefixes;
+use crate::index_tokens::pairs;
+use crate::index_tokens::prefixes;
 use crate::rank::{B, K1};
 use crate::tokenizer::{Token, Tokenizer, RUN_BOUNDARY};
 use foldhash::fast::RandomState;

@@ -16,7 +16,7 @@
 //! says it is there. Every word of a prefix term stays itself (its last
 //! word matches any word it starts).
 
-use crate::tiers::MARKER;
+use crate::index_tokens::tiers::MARKER;
 use crate::tokenizer::{Token, Tokenizer, RUN_BOUNDARY};
 
 /// The words whose pairs are indexed: English words found in a large share
