@@ -20,9 +20,9 @@
 //! deleting or re-indexing it removes exactly what was written, on every
 //! replica.
 
+use crate::bm25::{B, K1};
 use crate::index_tokens::pairs;
 use crate::index_tokens::prefixes;
-use crate::rank::{B, K1};
 use crate::tokenizer::{Token, Tokenizer, RUN_BOUNDARY};
 use foldhash::fast::RandomState;
 use std::collections::HashMap;
