@@ -52,7 +52,6 @@ mod script;
 pub use fold::Folder;
 pub use script::{continues_run, is_spaceless};
 
-use crate::redact::REDACTED;
 use std::fmt;
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -64,6 +63,11 @@ pub const MAX_TOKEN_BYTES: usize = 256;
 /// Version of the token stream. Bump it whenever a change to this module
 /// changes any token, so databases indexed by an older version are rebuilt.
 pub const TOKENIZER_VERSION: u32 = 11;
+
+/// What redaction ([`crate::redact`]) writes in place of every secret, in
+/// the index and in everything returned. It is never a token: the text on
+/// either side is tokenized as if it were a space, so no query matches it.
+pub const REDACTED: &str = "[REDACTED]";
 
 /// The token that follows a run of a spaceless script when more tokens
 /// follow it; it cannot come from text, since control characters are never
