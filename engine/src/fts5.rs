@@ -10,11 +10,8 @@
 //! <https://sqlite.org/fts5.html#custom_tokenizers> and
 //! <https://sqlite.org/fts5.html#custom_auxiliary_functions>.
 
-use crate::index_tokens::pairs;
-use crate::index_tokens::threaded;
-use crate::index_tokens::tiers;
+use crate::index_tokens;
 use crate::rank::{estimate_hits, BestRanks, Bm25, RankTotals};
-use crate::scope::{self, SCOPE_MARKER};
 use crate::tokenizer::{Options, Tokenizer};
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr};
@@ -237,8 +234,8 @@ unsafe extern "C" fn x_delete(tokenizer: *mut Fts5Tokenizer) {
 /// `xTokenize`: runs the tokenizer and forwards every token to `x_token`,
 /// returning at once any code other than `SQLITE_OK` that it gives.
 /// Documents and queries are tokenized alike; with `markers 1`, documents
-/// also get their scope column's colocated words, tier markers and pair
-/// tokens, and queries may ask for markers and pairs.
+/// also get the index's own tokens and queries may ask for them (see
+/// [`index_tokens`]).
 unsafe extern "C" fn x_tokenize(
     tokenizer: *mut Fts5Tokenizer,
     ctx: *mut c_void,
@@ -285,17 +282,10 @@ unsafe extern "C" fn x_tokenize(
         let document = markers && flags & FTS5_TOKENIZE_DOCUMENT != 0;
         let query = markers && flags & FTS5_TOKENIZE_QUERY != 0;
         let mut run = |tokenizer: &mut Tokenizer| {
-            if document && bytes.starts_with(SCOPE_MARKER.as_bytes()) {
-                scope::tokenize_scope(tokenizer, bytes, &mut emit)
-            } else if document && bytes.len() >= threaded::PIPELINE_BYTES {
-                threaded::tokenize_document(instance.options, bytes, &mut emit)
-            } else if document {
-                tiers::tokenize_document(tokenizer, bytes, &mut emit)
-            } else if query
-                && (tiers::tokenize_query_marker(tokenizer, bytes, &mut |t| emit(t, false))?
-                    || pairs::tokenize_query_pairs(tokenizer, bytes, &mut |t| emit(t, false))?)
-            {
-                Ok(())
+            if document {
+                index_tokens::tokenize_document(tokenizer, bytes, &mut emit)
+            } else if query {
+                index_tokens::tokenize_query(tokenizer, bytes, &mut |t| emit(t, false))
             } else {
                 tokenizer.tokenize(bytes, &mut |t| emit(t, false))
             }

@@ -20,16 +20,11 @@
 //! deleting or re-indexing it removes exactly what was written, on every
 //! replica.
 
+use super::encoding::{FIRST_TIER_TAG, MARKER};
 use crate::bm25::{B, K1};
-use crate::index_tokens::pairs;
-use crate::index_tokens::prefixes;
-use crate::tokenizer::{Token, Tokenizer, RUN_BOUNDARY};
+use crate::tokenizer::{Token, RUN_BOUNDARY};
 use foldhash::fast::RandomState;
 use std::collections::HashMap;
-
-/// Starts a marker token; never part of an indexed word (a private-use
-/// character, which is no word character), and taken out of queries.
-pub const MARKER: char = '\u{E000}';
 
 /// The message length, in tokens, that tier weights are computed against.
 pub const REFERENCE_LENGTH: f64 = 64.0;
@@ -62,11 +57,25 @@ pub fn marker(tier: usize, token: &str) -> String {
 }
 
 /// Appends the marker of `token` in `tier`: the tiers are told apart by
-/// one character from `1` on (`:` after `9`).
+/// their tag, [`tag`].
 fn push_marker(out: &mut String, tier: usize, token: &str) {
     out.push(MARKER);
-    out.push(char::from(b'1' + tier as u8));
+    out.push(tag(tier));
     out.push_str(token);
+}
+
+/// The character after [`MARKER`] in the markers of `tier`: from
+/// [`FIRST_TIER_TAG`] on, `1` for the best (`:` after `9`).
+fn tag(tier: usize) -> char {
+    char::from(FIRST_TIER_TAG as u8 + tier as u8)
+}
+
+/// The tier whose markers have the tag `tag`, if any.
+pub fn tier_of_tag(tag: char) -> Option<usize> {
+    u32::from(tag)
+        .checked_sub(u32::from(FIRST_TIER_TAG))
+        .map(|tier| tier as usize)
+        .filter(|&tier| tier < TIER_FLOORS.len())
 }
 
 /// The largest score (weight under `average`) of a message outside the
@@ -92,166 +101,83 @@ pub fn bound(floor: f64, average: f64) -> f64 {
         .fold(limit, f64::max)
 }
 
-/// Tokenizes a document as `tokenizer` does, with its pair tokens and the
-/// prefix tokens of each word where it first occurs (see [`pairs`] and
-/// [`prefixes`]), and adds the tier markers: `emit` gets each token with
-/// `false` and each pair or prefix token with `true` (colocated with the
-/// token before), then, colocated with the last token, the marker of each
-/// word whose weight reaches a tier, as many times as the word occurs, in
-/// the order the words first occur. A marker's position matters to no
-/// query, and only the distinct words and their counts are kept meanwhile,
-/// so a document costs memory for its vocabulary, not for its tokens.
-pub fn tokenize_document<E>(
-    tokenizer: &mut Tokenizer,
-    text: &[u8],
-    emit: &mut dyn FnMut(Token<'_>, bool) -> Result<(), E>,
-) -> Result<(), E> {
-    // Word → (order of first occurrence, occurrences); a fast hasher, as
-    // every token of every indexed message is looked up, seeded per process
-    // so that no text can be written to collide.
-    let mut counts: HashMap<Box<str>, (usize, u32), RandomState> = HashMap::default();
-    let mut length = 0;
-    let mut last = None;
-    let mut prefix = String::new();
-    pairs::tokenize_with_pairs(tokenizer, text, &mut |token, pair| {
-        emit(token, pair)?;
-        if pair {
-            return Ok(());
+/// The tier stage of a document: its distinct words, each with the order
+/// of its first occurrence and how often it occurs, its length in tokens
+/// and the span of its last token. Only the distinct words and their counts
+/// are kept, so a document costs memory for its vocabulary, not for its
+/// tokens.
+#[derive(Debug, Default)]
+pub struct Vocabulary {
+    /// Word → (order of first occurrence, occurrences); a fast hasher, as
+    /// every token of every indexed message is looked up, seeded per
+    /// process so that no text can be written to collide.
+    counts: HashMap<Box<str>, (usize, u32), RandomState>,
+    length: usize,
+    last: Option<(usize, usize)>,
+}
+
+impl Vocabulary {
+    /// Counts `word`, the document's next token; returns whether it is the
+    /// word's first occurrence (never for a run boundary, which is no
+    /// word).
+    pub fn count(&mut self, word: Token<'_>) -> bool {
+        self.length += 1;
+        self.last = Some((word.start, word.end));
+        if word.text == RUN_BOUNDARY {
+            return false;
         }
-        length += 1;
-        last = Some((token.start, token.end));
-        if token.text != RUN_BOUNDARY {
-            match counts.get_mut(token.text) {
-                Some((_, tf)) => *tf += 1,
-                None => {
-                    let first = counts.len();
-                    counts.insert(token.text.into(), (first, 1));
-                    prefixes::emit_prefixes(token, &mut prefix, emit)?;
-                }
+        match self.counts.get_mut(word.text) {
+            Some((_, tf)) => {
+                *tf += 1;
+                false
+            }
+            None => {
+                let first = self.counts.len();
+                self.counts.insert(word.text.into(), (first, 1));
+                true
+            }
+        }
+    }
+
+    /// Emits, colocated with the document's last token, the marker of each
+    /// word whose weight reaches a tier, as many times as the word occurs,
+    /// in the order the words first occur (a marker's position matters to
+    /// no query). Nothing for a document without tokens.
+    pub fn emit_markers<E>(
+        &self,
+        emit: &mut dyn FnMut(Token<'_>, bool) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let Some((start, end)) = self.last else {
+            return Ok(());
+        };
+        let mut marked: Vec<(usize, usize, u32, &str)> = self
+            .counts
+            .iter()
+            .filter_map(|(word, &(first, tf))| Some((first, tier(tf, self.length)?, tf, &**word)))
+            .collect();
+        marked.sort_unstable_by_key(|&(first, ..)| first);
+        let mut marker_text = String::new();
+        for (_, tier, tf, word) in marked {
+            marker_text.clear();
+            push_marker(&mut marker_text, tier, word);
+            for _ in 0..tf {
+                emit(
+                    Token {
+                        text: &marker_text,
+                        start,
+                        end,
+                    },
+                    true,
+                )?;
             }
         }
         Ok(())
-    })?;
-    let Some((start, end)) = last else {
-        return Ok(());
-    };
-    let mut marked: Vec<(usize, usize, u32, &str)> = counts
-        .iter()
-        .filter_map(|(word, &(first, tf))| Some((first, tier(tf, length)?, tf, &**word)))
-        .collect();
-    marked.sort_unstable_by_key(|&(first, ..)| first);
-    let mut marker_text = String::new();
-    for (_, tier, tf, word) in marked {
-        marker_text.clear();
-        push_marker(&mut marker_text, tier, word);
-        for _ in 0..tf {
-            emit(
-                Token {
-                    text: &marker_text,
-                    start,
-                    end,
-                },
-                true,
-            )?;
-        }
     }
-    Ok(())
-}
-
-/// In a query, a string that starts with a marker (`MARKER`, then a tag: a
-/// tier's character, `1` for the first and on in code-point order, or
-/// [`prefixes::PREFIX_TAG`]; then one word) is that marker or prefix token:
-/// emits it and returns true. Anything else returns false and emits
-/// nothing.
-pub fn tokenize_query_marker<E>(
-    tokenizer: &mut Tokenizer,
-    text: &[u8],
-    emit: &mut dyn FnMut(Token<'_>) -> Result<(), E>,
-) -> Result<bool, E> {
-    let Ok(text) = std::str::from_utf8(text) else {
-        return Ok(false);
-    };
-    let Some(rest) = text.strip_prefix(MARKER) else {
-        return Ok(false);
-    };
-    let mut chars = rest.chars();
-    let is_tier = |c: char| {
-        u32::from(c)
-            .checked_sub(u32::from('1'))
-            .is_some_and(|t| (t as usize) < TIER_FLOORS.len())
-    };
-    let Some(tag) = chars
-        .next()
-        .filter(|&c| is_tier(c) || c == prefixes::PREFIX_TAG)
-    else {
-        return Ok(false);
-    };
-    let tokens = tokenizer.tokens(chars.as_str().as_bytes());
-    let [(word, ..)] = tokens.as_slice() else {
-        return Ok(false);
-    };
-    emit(Token {
-        text: &format!("{MARKER}{tag}{word}"),
-        start: 0,
-        end: text.len(),
-    })?;
-    Ok(true)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tokenizer::Options;
-
-    fn document(text: &str) -> Vec<(String, bool)> {
-        let mut tokenizer = Tokenizer::new(Options {
-            remove_diacritics: true,
-            cjk: true,
-            markers: false,
-        });
-        let mut out = Vec::new();
-        tokenize_document::<()>(&mut tokenizer, text.as_bytes(), &mut |t, colocated| {
-            out.push((t.text.to_owned(), colocated));
-            Ok(())
-        })
-        .unwrap();
-        out
-    }
-
-    #[test]
-    fn short_messages_mark_each_occurrence_of_their_words_after_the_last_token() {
-        let tokens = document("Deploy deploy now");
-        assert_eq!(
-            tokens,
-            [
-                ("deploy".to_owned(), false),
-                (format!("{MARKER}*dep"), true),
-                (format!("{MARKER}*depl"), true),
-                (format!("{MARKER}*deplo"), true),
-                ("deploy".to_owned(), false),
-                ("now".to_owned(), false),
-                (marker(tier(2, 3).unwrap(), "deploy"), true),
-                (marker(tier(2, 3).unwrap(), "deploy"), true),
-                (marker(tier(1, 3).unwrap(), "now"), true),
-            ]
-        );
-        assert!(document("").is_empty());
-        assert!(tier(2, 3).unwrap() < tier(1, 3).unwrap());
-    }
-
-    #[test]
-    fn long_messages_mark_only_words_they_repeat() {
-        let text = format!("{} once release release release", "word ".repeat(60));
-        let marked: Vec<String> = document(&text)
-            .into_iter()
-            .filter(|(t, colocated)| *colocated && !t.starts_with(&format!("{MARKER}*")))
-            .map(|(t, _)| t)
-            .collect();
-        let mut expected = vec![marker(tier(60, 64).unwrap(), "word"); 60];
-        expected.extend(vec![marker(tier(3, 64).unwrap(), "release"); 3]);
-        assert_eq!(marked, expected);
-        assert!(tier(1, 64).is_none());
-    }
 
     #[test]
     fn the_bound_is_above_every_weight_outside_the_tiers() {
@@ -269,28 +195,6 @@ mod tests {
                 // And not far above: some message outside reaches near it.
                 assert!(bound < K1 + 1.0);
             }
-        }
-    }
-
-    #[test]
-    fn query_markers_fold_their_word() {
-        let mut tokenizer = Tokenizer::new(Options::default());
-        let mut out = Vec::new();
-        let text = format!("{MARKER}2Café");
-        let found = tokenize_query_marker::<()>(&mut tokenizer, text.as_bytes(), &mut |t| {
-            out.push(t.text.to_owned());
-            Ok(())
-        })
-        .unwrap();
-        assert!(found);
-        assert_eq!(out, [marker(1, "cafe")]);
-        for plain in ["café", "\u{E000}Zx", "\u{E000}0x", "\u{E000}1two words"] {
-            assert!(!tokenize_query_marker::<()>(
-                &mut tokenizer,
-                plain.as_bytes(),
-                &mut |_| Ok(())
-            )
-            .unwrap());
         }
     }
 }

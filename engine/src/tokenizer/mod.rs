@@ -82,9 +82,9 @@ pub struct Options {
     pub remove_diacritics: bool,
     /// `cjk 0|1`, default 0: index scripts written without spaces as n-grams.
     pub cjk: bool,
-    /// `markers 0|1`, default 0: documents also get the marker tokens that
-    /// `sessions_search` reads in its own index (impact tiers, see
-    /// [`crate::index_tokens::tiers`], and pair tokens, see [`crate::index_tokens::pairs`]), and queries
+    /// `markers 0|1`, default 0: documents also get the tokens that
+    /// `sessions_search` reads in its own index (scope words, pair and
+    /// prefix tokens, tier markers: see [`crate::index_tokens`]), and queries
     /// may ask for them. A table that only `MATCH` queries has no use for
     /// them.
     pub markers: bool,
