@@ -25,6 +25,7 @@ pub mod fts5;
 pub mod history;
 pub mod index_tokens;
 pub mod list;
+pub mod meta;
 pub mod query;
 pub mod question;
 pub mod rank;
