@@ -51,6 +51,7 @@ mod tests {
     use super::*;
     use crate::tokenizer::Options;
 
+    /// The tokens of `text` with whether each is colocated.
     fn document(text: &str) -> Vec<(String, bool)> {
         let mut tokenizer = Tokenizer::new(Options {
             remove_diacritics: true,

@@ -77,17 +77,28 @@ pub fn tokenize_document<E>(
 }
 
 /// Tokenizes a query with `markers 1`: a tier marker's or prefix token's
-/// string as that token ([`query::tokenize_marker_string`]), a pair string
-/// as its pair tokens ([`query::tokenize_pair_string`]), anything else as
-/// its words.
+/// string as that token ([`query::marker_token`]), a pair string as its
+/// pair tokens ([`query::pair_tokens`]), anything else as its words.
 pub fn tokenize_query<E>(
     tokenizer: &mut Tokenizer,
     text: &[u8],
     emit: &mut dyn FnMut(Token<'_>) -> Result<(), E>,
 ) -> Result<(), E> {
-    if query::tokenize_marker_string(tokenizer, text, emit)?
-        || query::tokenize_pair_string(tokenizer, text, emit)?
-    {
+    if let Some(marker) = query::marker_token(tokenizer, text) {
+        return emit(Token {
+            text: &marker,
+            start: 0,
+            end: text.len(),
+        });
+    }
+    if let Some(tokens) = query::pair_tokens(tokenizer, text) {
+        for (token, start, end) in &tokens {
+            emit(Token {
+                text: token,
+                start: *start,
+                end: *end,
+            })?;
+        }
         return Ok(());
     }
     tokenizer.tokenize(text, emit)

@@ -115,6 +115,7 @@ mod tests {
         out
     }
 
+    /// The tokens of `text` with whether each is colocated.
     fn document(text: &str) -> Vec<(String, bool)> {
         stream(text)
             .into_iter()
@@ -122,6 +123,7 @@ mod tests {
             .collect()
     }
 
+    /// The pair token of `first` followed by `next`.
     fn pair(first: &str, next: &str) -> String {
         let mut out = String::new();
         push_pair(&mut out, first, next);

@@ -4,16 +4,16 @@
 //!
 //! | family | the compiler writes | the tokenizer reads it as |
 //! | --- | --- | --- |
-//! | pair tokens | a phrase with a common word next to another as [`pair_string`] (see [`phrase_has_pairs`]) | [`tokenize_pair_string`]: each word that another follows, when either is common, as their pair token; a last word after a pair left out |
-//! | prefix tokens | a one-word prefix of a length in [`PREFIX_LENGTHS`] as [`prefix_alternatives`]: the prefix token's string, the word, and each longer common word it starts | [`tokenize_marker_string`]: the prefix token, its characters folded |
-//! | tier markers | a one-word query ranked by tiers as [`tiers::marker`] of the word as typed | [`tokenize_marker_string`]: the marker, its word folded |
+//! | pair tokens | a phrase with a common word next to another as [`pair_string`] (see [`phrase_has_pairs`]) | [`pair_tokens`]: each word that another follows, when either is common, as their pair token; a last word after a pair left out |
+//! | prefix tokens | a one-word prefix of a length in [`PREFIX_LENGTHS`] as [`prefix_alternatives`]: the prefix token's string, the word, and each longer common word it starts | [`marker_token`]: the prefix token, its characters folded |
+//! | tier markers | a one-word query ranked by tiers as [`tiers::marker`] of the word as typed | [`marker_token`]: the marker, its word folded |
 
 use super::common_words::COMMON_WORDS;
 use super::encoding::{MARKER, PAIRS_TAG, PREFIX_TAG};
 use super::pairs::{pairs_with, push_pair};
 use super::prefixes::PREFIX_LENGTHS;
 use super::tiers;
-use crate::tokenizer::{Token, Tokenizer};
+use crate::tokenizer::Tokenizer;
 
 /// `phrase`'s words written for a query string matched with pair tokens:
 /// [`MARKER`], [`PAIRS_TAG`], then the phrase.
@@ -51,75 +51,48 @@ pub fn prefix_alternatives(text: &str, token: &str) -> Option<Vec<String>> {
 }
 
 /// In a query, a string that starts with [`MARKER`] and a tag (a tier's,
-/// see [`tiers::tier_of_tag`], or [`PREFIX_TAG`]) and then one word is
-/// that tier marker or prefix token, its word folded: emits it and returns
-/// true. Anything else returns false and emits nothing.
-pub fn tokenize_marker_string<E>(
-    tokenizer: &mut Tokenizer,
-    text: &[u8],
-    emit: &mut dyn FnMut(Token<'_>) -> Result<(), E>,
-) -> Result<bool, E> {
-    let Ok(text) = std::str::from_utf8(text) else {
-        return Ok(false);
-    };
-    let Some(rest) = text.strip_prefix(MARKER) else {
-        return Ok(false);
-    };
+/// see [`tiers::tier_of_tag`], or [`PREFIX_TAG`]) and then one word: that
+/// tier marker or prefix token, its word folded. `None` for anything else.
+pub fn marker_token(tokenizer: &mut Tokenizer, text: &[u8]) -> Option<String> {
+    let rest = std::str::from_utf8(text).ok()?.strip_prefix(MARKER)?;
     let mut chars = rest.chars();
-    let Some(tag) = chars
+    let tag = chars
         .next()
-        .filter(|&c| tiers::tier_of_tag(c).is_some() || c == PREFIX_TAG)
-    else {
-        return Ok(false);
-    };
+        .filter(|&c| tiers::tier_of_tag(c).is_some() || c == PREFIX_TAG)?;
     let tokens = tokenizer.tokens(chars.as_str().as_bytes());
     let [(word, ..)] = tokens.as_slice() else {
-        return Ok(false);
+        return None;
     };
-    emit(Token {
-        text: &format!("{MARKER}{tag}{word}"),
-        start: 0,
-        end: text.len(),
-    })?;
-    Ok(true)
+    Some(format!("{MARKER}{tag}{word}"))
 }
 
-/// In a query, a [`pair_string`]: its words as `tokenizer` gives them, each
-/// word that another follows, when either is a common word, replaced by
-/// their pair token; emits them and returns true. Anything else returns
-/// false and emits nothing.
-pub fn tokenize_pair_string<E>(
-    tokenizer: &mut Tokenizer,
-    text: &[u8],
-    emit: &mut dyn FnMut(Token<'_>) -> Result<(), E>,
-) -> Result<bool, E> {
+/// In a query, a [`pair_string`]: its words as `tokenizer` gives them, as
+/// `(text, start, end)` in `text`, each word that another follows, when
+/// either is a common word, replaced by their pair token. `None` for
+/// anything else.
+pub fn pair_tokens(tokenizer: &mut Tokenizer, text: &[u8]) -> Option<Vec<(String, usize, usize)>> {
     let tag = pair_string("");
-    let Some(rest) = text.strip_prefix(tag.as_bytes()) else {
-        return Ok(false);
-    };
+    let rest = text.strip_prefix(tag.as_bytes())?;
     let tokens = tokenizer.tokens(rest);
     let shift = tag.len();
-    let mut pair = String::new();
+    let mut out = Vec::with_capacity(tokens.len());
     let mut paired = false;
     for (i, (token, start, end)) in tokens.iter().enumerate() {
         let next = tokens.get(i + 1).map(|(next, ..)| next.as_str());
         let text = match next {
             Some(next) if pairs_with(token, next) => {
+                let mut pair = String::new();
                 push_pair(&mut pair, token, next);
-                pair.as_str()
+                pair
             }
             // The last word after a pair: the pair says it is there.
             None if paired => break,
-            _ => token.as_str(),
+            _ => token.clone(),
         };
         paired = next.is_some() && text.starts_with(MARKER);
-        emit(Token {
-            text,
-            start: start + shift,
-            end: end + shift,
-        })?;
+        out.push((text, start + shift, end + shift));
     }
-    Ok(true)
+    Some(out)
 }
 
 #[cfg(test)]
@@ -127,6 +100,7 @@ mod tests {
     use super::*;
     use crate::tokenizer::{Options, RUN_BOUNDARY};
 
+    /// The tokenizer of the index, with `cjk 1`.
     fn tokenizer() -> Tokenizer {
         Tokenizer::new(Options {
             remove_diacritics: true,
@@ -135,20 +109,15 @@ mod tests {
         })
     }
 
+    /// The token texts of `text` if it is a pair string.
     fn query(text: &str) -> Option<Vec<String>> {
-        let mut out = Vec::new();
-        let pairs = tokenize_pair_string::<()>(&mut tokenizer(), text.as_bytes(), &mut |t| {
-            out.push(t.text.to_owned());
-            Ok(())
-        })
-        .unwrap();
-        pairs.then_some(out)
+        let tokens = pair_tokens(&mut tokenizer(), text.as_bytes())?;
+        Some(tokens.into_iter().map(|(text, ..)| text).collect())
     }
 
+    /// The pair token of `first` followed by `next`, spelt out.
     fn pair(first: &str, next: &str) -> String {
-        let mut out = String::new();
-        push_pair(&mut out, first, next);
-        out
+        format!("{MARKER}{PAIRS_TAG}{first} {next}")
     }
 
     #[test]
@@ -190,12 +159,11 @@ mod tests {
     #[test]
     fn offsets_point_into_the_tagged_string() {
         let text = pair_string("the end now");
-        let mut spans = Vec::new();
-        tokenize_pair_string::<()>(&mut tokenizer(), text.as_bytes(), &mut |t| {
-            spans.push(text[t.start..t.end].to_owned());
-            Ok(())
-        })
-        .unwrap();
+        let spans: Vec<&str> = pair_tokens(&mut tokenizer(), text.as_bytes())
+            .unwrap()
+            .into_iter()
+            .map(|(_, start, end)| &text[start..end])
+            .collect();
         assert_eq!(spans, ["the", "end", "now"]);
     }
 
@@ -221,20 +189,11 @@ mod tests {
     #[test]
     fn query_markers_fold_their_word() {
         let mut tokenizer = Tokenizer::new(Options::default());
-        let mut out = Vec::new();
         let text = format!("{MARKER}2Café");
-        let found = tokenize_marker_string::<()>(&mut tokenizer, text.as_bytes(), &mut |t| {
-            out.push(t.text.to_owned());
-            Ok(())
-        })
-        .unwrap();
-        assert!(found);
-        assert_eq!(out, [tiers::marker(1, "cafe")]);
+        let found = marker_token(&mut tokenizer, text.as_bytes());
+        assert_eq!(found, Some(tiers::marker(1, "cafe")));
         for plain in ["café", "\u{E000}Zx", "\u{E000}0x", "\u{E000}1two words"] {
-            assert!(
-                !tokenize_marker_string::<()>(&mut tokenizer, plain.as_bytes(), &mut |_| Ok(()))
-                    .unwrap()
-            );
+            assert!(marker_token(&mut tokenizer, plain.as_bytes()).is_none());
         }
     }
 }
