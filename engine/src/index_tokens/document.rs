@@ -1,20 +1,16 @@
-//! A message's text as the index holds it: its words and, at the positions
-//! below, the auxiliary tokens of each family, made in one pass of named
-//! stages over the words the tokenizer gives.
+//! A message's text as the index holds it: one pass over the words the
+//! tokenizer gives (stage 1 of the [pipeline](super)), which for each word
+//! emits, in this order:
 //!
-//! For each word, in order:
+//! - its **pair token** with the word before, when they have one
+//!   ([`Pairs::emit_pair`], stage 2), colocated with the word before;
+//! - the **word** itself, at a position of its own;
+//! - where the word first occurs, its **prefix tokens**
+//!   ([`prefixes::emit_prefixes`], stage 3), colocated with it;
 //!
-//! 1. **pairs** ([`Pairs::emit_pair`]): the pair token of the word before
-//!    and this one, when either is a common word, colocated with the word
-//!    before;
-//! 2. **the word** itself, at a position of its own;
-//! 3. **prefixes** ([`prefixes::emit_prefixes`]): where a word first
-//!    occurs, its prefix tokens, colocated with it.
-//!
-//! Then, once every word is counted ([`Vocabulary::count`]):
-//!
-//! 4. **tier markers** ([`Vocabulary::emit_markers`]): the markers of each
-//!    word whose weight reaches a tier, colocated with the last token.
+//! and once every word is counted ([`Vocabulary::count`]), the **tier
+//! markers** ([`Vocabulary::emit_markers`], stage 4), colocated with the
+//! last token.
 
 use super::pairs::Pairs;
 use super::prefixes;
@@ -22,9 +18,9 @@ use super::tiers::Vocabulary;
 use crate::tokenizer::{Token, Tokenizer};
 
 /// Tokenizes a message's text as `tokenizer` does, with the pair tokens,
-/// prefix tokens and tier markers of the stages above: `emit` gets each
-/// word with `false` and each other token with `true` (colocated with the
-/// token before).
+/// prefix tokens and tier markers of the stages above, in their order:
+/// `emit` gets each word with `false` and each other token with `true`
+/// (colocated with the token before).
 pub fn tokenize_text<E>(
     tokenizer: &mut Tokenizer,
     text: &[u8],

@@ -28,9 +28,13 @@
 //!
 //! # Reserved encodings
 //!
-//! Every token that is not a word of the text starts with a character no
-//! word holds. The constants are in [`encoding`], except the two the word
-//! tokenizer itself reads or writes in every table, defined with it.
+//! Every token of a message's text that is not one of its words starts
+//! with [`MARKER`](encoding::MARKER), a character no word holds; the scope
+//! column's text starts with another,
+//! [`SCOPE_MARKER`](encoding::SCOPE_MARKER), so no message's text is taken
+//! for a scope. The constants are in [`encoding`], except the two that the
+//! word tokenizer reads or writes in every table, with or without
+//! `markers 1`, defined with it (below this module).
 //!
 //! | encoding | family | meaning | example |
 //! | --- | --- | --- | --- |
@@ -40,7 +44,7 @@
 //! | [`MARKER`](encoding::MARKER), [`PREFIX_TAG`](encoding::PREFIX_TAG) `*`, 3 to 8 characters | prefix token | a word of this message starts with them; at the word's first position | `\u{E000}*dep` |
 //! | [`SCOPE_MARKER`](encoding::SCOPE_MARKER) U+E001 (`char(57345)` in `sql/schema.sql`), then words | scope column | the text of the scope column: its words share one position | `\u{E001}a6f7073 t6d31` |
 //! | [`AGENT_SCOPE_TAG`](encoding::AGENT_SCOPE_TAG) `a`, the hex of an `agent_id` | scope word | the message's session belongs to that agent | `a6f7073` |
-//! | [`TREE_SCOPE_TAG`](encoding::TREE_SCOPE_TAG) `t`, the hex of a session key | scope word | the message's session is that session or spawned by it (at most 3 levels below its chain's top) | `t6d31` |
+//! | [`TREE_SCOPE_TAG`](encoding::TREE_SCOPE_TAG) `t`, the hex of a session key | scope word | the message's session is that session or descends from it through `spawned_by` (keys at most 3 levels below the chain's top) | `t6d31` |
 //! | [`NO_TOP_SCOPE_WORD`](encoding::NO_TOP_SCOPE_WORD) `tz` | scope word | the message's session has a `spawned_by` chain with no top | `tz` |
 //! | [`RUN_BOUNDARY`](crate::tokenizer::RUN_BOUNDARY) U+0001 | word stage | a run of a script written without spaces ended and another token follows: no phrase matches across it | `東京。大阪`: `東 京 U+0001 大 阪` |
 //! | [`REDACTED`](crate::tokenizer::REDACTED) `[REDACTED]` | word stage (never a token) | a secret was here; read as a space | `key [REDACTED] done`: `key done` |
