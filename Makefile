@@ -51,6 +51,7 @@ demo: build $(CLI)
 test: lint test-build test-rust test-crates test-sql test-docs test-python test-mcp test-replication test-node test-npm-package test-python-package test-dist
 
 lint: deps
+	$(PYTHON) tests/module_graph.py engine/src
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --release --workspace --no-deps

@@ -76,8 +76,8 @@ CREATE TABLE IF NOT EXISTS session_search_moves(
 -- FTS5 reads: visible.sql still decides what is visible, so a wider word (a
 -- deep caller's ancestor, 'tz') or a stale one (a session deleted above) can cost
 -- time, never leak text. The scope starts with U+E001, on which the
--- tokenizer indexes its words at one position (see `scope::SCOPE_MARKER`):
--- every message's scope column is then one token long whatever its depth,
+-- tokenizer indexes its words at one position (see `SCOPE_MARKER` in
+-- engine/src/index_tokens/encoding.rs): every message's scope column is then one token long whatever its depth,
 -- so BM25 (FTS5's own bm25() and sessions_rank alike) counts a message's
 -- length as its text's plus one, the same for every session.
 CREATE TABLE IF NOT EXISTS session_search_scopes(

@@ -22,8 +22,8 @@
 
 use crate::db::{Connection, Value};
 use crate::error::Result;
+use crate::meta::{meta, set_meta};
 use crate::rank::RankTotals;
-use crate::store::{meta, set_meta};
 
 /// Compaction is due once this fraction (one over it) of the index's rows
 /// was written since the last compaction was decided.

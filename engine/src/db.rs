@@ -335,8 +335,9 @@ pub trait Connection {
     }
 
     /// Starts a [`crate::drain`] of this database's reconciliation backlog
-    /// on another connection (called through [`crate::drain::request`], in
-    /// WAL mode only), and says whether one runs. A search then leaves the
+    /// on another connection (called through
+    /// [`crate::store::request_drain`], in WAL mode only), and says whether
+    /// one runs. A search then leaves the
     /// work to it instead of doing a slice itself. A binding starts none
     /// when this connection reaches the file through a VFS other than the
     /// process's default, with which the drain's connection opens it: the

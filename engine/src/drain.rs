@@ -1,7 +1,8 @@
 //! Background reconciliation: at most one thread per database file and
 //! process indexes the backlog on a connection of its own until none is
 //! left, so a host without a worker converges while its searches stay as
-//! fast as idle ones (a search only asks for a drain, [`request`]).
+//! fast as idle ones (a search only asks for a drain,
+//! [`store::request_drain`]).
 //!
 //! Each slice is a write transaction of [`DRAIN_ROWS`] rows that waits for
 //! the write lock as its connection's busy timeout says. Between slices the
@@ -57,28 +58,6 @@ where
         Err(_) => false,
     }
 }
-
-/// Asks `db`'s binding for a drain when the database is in WAL mode, where
-/// the drain's writes never block the host's reads; the host may write
-/// through `db` (no `PRAGMA query_only`; a read-only connection is refused
-/// by the binding): a host that only reads never causes a write; and `db`
-/// is in the normal locking mode, since a host in exclusive mode keeps
-/// WAL's index in its own memory, where the drain's connection would not
-/// see it (the binding refuses a host on another VFS for the same reason).
-/// Returns whether a drain runs.
-pub fn request(db: &dyn Connection) -> bool {
-    let drainable = db
-        .query_value(DRAINABLE_SQL, &[])
-        .is_ok_and(|drainable| drainable.as_i64() == Some(1));
-    drainable && db.reconcile_elsewhere()
-}
-
-/// Whether the connection is in WAL mode, writable and in the normal
-/// locking mode (see [`request`]): the three pragmas in one statement, as a
-/// search may ask.
-const DRAINABLE_SQL: &str = "SELECT (SELECT journal_mode FROM pragma_journal_mode) = 'wal' \
-     AND (SELECT query_only FROM pragma_query_only) = 0 \
-     AND (SELECT locking_mode FROM pragma_locking_mode) = 'normal'";
 
 /// Reconciles slice after slice until no work is left, indexing is
 /// deferred, or the database stays locked or fails.

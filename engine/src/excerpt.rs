@@ -6,7 +6,8 @@
 //! patterns and any of the request, in a bounded window around the match, so
 //! an excerpt costs the same whatever the message size.
 
-use crate::redact::{replace_spans, Redactor, REDACTED, REDACTION_WINDOW};
+use crate::redact::{replace_spans, Redactor, REDACTION_WINDOW};
+use crate::tokenizer::REDACTED;
 use std::ops::Range;
 
 /// Marks text cut off at either end of an excerpt.

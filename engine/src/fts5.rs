@@ -10,12 +10,9 @@
 //! <https://sqlite.org/fts5.html#custom_tokenizers> and
 //! <https://sqlite.org/fts5.html#custom_auxiliary_functions>.
 
-use crate::pairs;
-use crate::pipeline;
+use crate::index_tokens;
 use crate::rank::{estimate_hits, BestRanks, Bm25, RankTotals};
-use crate::scope::{self, SCOPE_MARKER};
-use crate::tiers;
-use crate::tokenizer::{Options, Tokenizer};
+use crate::tokenizer::{Options, Token, Tokenizer};
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::fmt;
@@ -237,8 +234,8 @@ unsafe extern "C" fn x_delete(tokenizer: *mut Fts5Tokenizer) {
 /// `xTokenize`: runs the tokenizer and forwards every token to `x_token`,
 /// returning at once any code other than `SQLITE_OK` that it gives.
 /// Documents and queries are tokenized alike; with `markers 1`, documents
-/// also get their scope column's colocated words, tier markers and pair
-/// tokens, and queries may ask for markers and pairs.
+/// also get the index's own tokens and queries may ask for them (see
+/// [`index_tokens`]).
 unsafe extern "C" fn x_tokenize(
     tokenizer: *mut Fts5Tokenizer,
     ctx: *mut c_void,
@@ -261,11 +258,11 @@ unsafe extern "C" fn x_tokenize(
     // SAFETY: the pointer came from x_create and is alive until x_delete.
     let instance = unsafe { &*tokenizer.cast::<Instance>() };
     let result = catch_unwind(AssertUnwindSafe(|| {
-        let mut emit = |token: crate::tokenizer::Token<'_>, colocated: bool| {
+        let mut emit = |token: Token<'_>, colocated: bool| {
             // Lengths and offsets fit: the text is at most `c_int::MAX` long.
             // SAFETY: `x_token` and `ctx` are the pair FTS5 gave us; the token
             // text is valid for the call.
-            let rc = unsafe {
+            ok(unsafe {
                 x_token(
                     ctx,
                     if colocated { FTS5_TOKEN_COLOCATED } else { 0 },
@@ -274,28 +271,16 @@ unsafe extern "C" fn x_tokenize(
                     token.start as c_int,
                     token.end as c_int,
                 )
-            };
-            if rc == SQLITE_OK {
-                Ok(())
-            } else {
-                Err(rc)
-            }
+            })
         };
         let markers = instance.options.markers;
         let document = markers && flags & FTS5_TOKENIZE_DOCUMENT != 0;
         let query = markers && flags & FTS5_TOKENIZE_QUERY != 0;
         let mut run = |tokenizer: &mut Tokenizer| {
-            if document && bytes.starts_with(SCOPE_MARKER.as_bytes()) {
-                scope::tokenize_scope(tokenizer, bytes, &mut emit)
-            } else if document && bytes.len() >= pipeline::PIPELINE_BYTES {
-                pipeline::tokenize_document(instance.options, bytes, &mut emit)
-            } else if document {
-                tiers::tokenize_document(tokenizer, bytes, &mut emit)
-            } else if query
-                && (tiers::tokenize_query_marker(tokenizer, bytes, &mut |t| emit(t, false))?
-                    || pairs::tokenize_query_pairs(tokenizer, bytes, &mut |t| emit(t, false))?)
-            {
-                Ok(())
+            if document {
+                index_tokens::tokenize_document(tokenizer, bytes, &mut emit)
+            } else if query {
+                index_tokens::tokenize_query(tokenizer, bytes, &mut |t| emit(t, false))
             } else {
                 tokenizer.tokenize(bytes, &mut |t| emit(t, false))
             }
@@ -489,6 +474,15 @@ struct QueryRank {
     best: Option<BestRanks>,
 }
 
+/// `rc` as a result: `Ok` for `SQLITE_OK`, else the code as the error.
+fn ok(rc: c_int) -> Result<(), c_int> {
+    if rc == SQLITE_OK {
+        Ok(())
+    } else {
+        Err(rc)
+    }
+}
+
 /// The row's BM25 rank (lower is better, as FTS5's `rank`), or, with
 /// `keep`, infinity for a row that cannot rank among the best `keep` of
 /// the query's rows ranked so far.
@@ -507,104 +501,176 @@ unsafe fn rank(
     fts: *mut Fts5Context,
     arguments: &RankArguments,
 ) -> Result<f64, c_int> {
-    let ok = |rc: c_int| if rc == SQLITE_OK { Ok(()) } else { Err(rc) };
+    // SAFETY: passed on from the caller; the state lives as long as the
+    // query's aux data, past this call, and nothing else borrows it.
+    let QueryRank { bm25, best } = unsafe { &mut *query_rank(api, fts, arguments)? };
+    // SAFETY: passed on from the caller.
+    let found = unsafe { RowMatches::read(api, fts, bm25.phrases(), arguments) }?;
+    // SAFETY: passed on from the caller.
+    unsafe { count_hits(api, fts, bm25, &found.frequencies, arguments.last_rowid) }?;
+    // The query's calls share one state (FTS5 keeps aux data per
+    // function and cursor): only a call with the `keep` it was made
+    // with may skip a row.
+    let together = bm25.proximity(&found.positions);
+    if let Some(best) = best.as_ref().filter(|b| Some(b.keep()) == arguments.keep) {
+        let least_length = found.least_lengths[0].saturating_add(found.least_lengths[1]);
+        if !best.may_hold(bm25.rank(&found.frequencies, least_length) - together) {
+            return Ok(f64::INFINITY);
+        }
+    }
+    let mut length = 0;
+    // SAFETY: FTS5's own context and a valid out-pointer.
+    ok(unsafe { (api.x_column_size)(fts, -1, &mut length) })?;
+    let rank = bm25.rank(&found.frequencies, length) - together;
+    if let Some(best) = best {
+        // SAFETY: FTS5's own context.
+        best.add(unsafe { (api.x_rowid)(fts) }, rank);
+    }
+    Ok(rank)
+}
+
+/// The query's shared state: its aux data, made and set at the query's
+/// first call from the index's totals and the query's phrases (the first
+/// `ranked` of them, when given).
+///
+/// # Safety
+///
+/// As for [`rank`].
+unsafe fn query_rank(
+    api: &Fts5ExtensionApi,
+    fts: *mut Fts5Context,
+    arguments: &RankArguments,
+) -> Result<*mut QueryRank, c_int> {
     // SAFETY: every call passes FTS5's own context and valid out-pointers;
     // the aux data is only ever a `Box<QueryRank>` set below.
     unsafe {
-        let mut state = (api.x_get_auxdata)(fts, 0).cast::<QueryRank>();
-        if state.is_null() {
-            let mut rows = 0;
-            let mut tokens = 0;
-            ok((api.x_row_count)(fts, &mut rows))?;
-            ok((api.x_column_total_size)(fts, -1, &mut tokens))?;
-            let mut phrases = usize::try_from((api.x_phrase_count)(fts)).unwrap_or(0);
-            if let Some(ranked) = arguments.ranked {
-                phrases = phrases.min(ranked);
-            }
-            let mut bm25 = Bm25::new(RankTotals { rows, tokens }, phrases);
-            if let Some(other_forms) = arguments.other_forms {
-                bm25 = bm25.with_other_forms(other_forms);
-            }
-            let fresh = Box::into_raw(Box::new(QueryRank {
-                bm25,
-                best: arguments.keep.map(BestRanks::new),
-            }));
-            ok((api.x_set_auxdata)(
-                fts,
-                fresh.cast(),
-                Some(drop_query_rank),
-            ))?;
-            state = fresh;
+        let state = (api.x_get_auxdata)(fts, 0).cast::<QueryRank>();
+        if !state.is_null() {
+            return Ok(state);
         }
-        let QueryRank { bm25, best } = &mut *state;
-        let mut frequencies = vec![0u32; bm25.phrases()];
-        // Per column (text, scope), one past the last position matched.
-        let mut least_lengths = [0i32; 2];
-        // The scored phrases found in the text and where, for proximity.
-        let mut found = Vec::new();
+        let mut rows = 0;
+        let mut tokens = 0;
+        ok((api.x_row_count)(fts, &mut rows))?;
+        ok((api.x_column_total_size)(fts, -1, &mut tokens))?;
+        let mut phrases = usize::try_from((api.x_phrase_count)(fts)).unwrap_or(0);
+        if let Some(ranked) = arguments.ranked {
+            phrases = phrases.min(ranked);
+        }
+        let mut bm25 = Bm25::new(RankTotals { rows, tokens }, phrases);
+        if let Some(other_forms) = arguments.other_forms {
+            bm25 = bm25.with_other_forms(other_forms);
+        }
+        let fresh = Box::into_raw(Box::new(QueryRank {
+            bm25,
+            best: arguments.keep.map(BestRanks::new),
+        }));
+        ok((api.x_set_auxdata)(
+            fts,
+            fresh.cast(),
+            Some(drop_query_rank),
+        ))?;
+        Ok(fresh)
+    }
+}
+
+/// What the row's matches say: how often each scored phrase is found in
+/// the text, where (for proximity, with `other_forms` only), and per
+/// column (text, scope) one past the last position matched.
+struct RowMatches {
+    frequencies: Vec<u32>,
+    positions: Vec<(usize, i32)>,
+    least_lengths: [i32; 2],
+}
+
+impl RowMatches {
+    /// Reads the row's matches of the first `phrases` phrases.
+    ///
+    /// # Safety
+    ///
+    /// As for [`rank`].
+    unsafe fn read(
+        api: &Fts5ExtensionApi,
+        fts: *mut Fts5Context,
+        phrases: usize,
+        arguments: &RankArguments,
+    ) -> Result<RowMatches, c_int> {
+        let mut row = RowMatches {
+            frequencies: vec![0; phrases],
+            positions: Vec::new(),
+            least_lengths: [0; 2],
+        };
         let mut instances = 0;
-        ok((api.x_inst_count)(fts, &mut instances))?;
+        // SAFETY: FTS5's own context and a valid out-pointer.
+        ok(unsafe { (api.x_inst_count)(fts, &mut instances) })?;
         for i in 0..instances {
             let (mut phrase, mut column, mut offset) = (0, 0, 0);
-            ok((api.x_inst)(fts, i, &mut phrase, &mut column, &mut offset))?;
+            // SAFETY: FTS5's own context, an instance it counted and valid
+            // out-pointers.
+            ok(unsafe { (api.x_inst)(fts, i, &mut phrase, &mut column, &mut offset) })?;
             if let Some(least) = usize::try_from(column)
                 .ok()
-                .and_then(|c| least_lengths.get_mut(c))
+                .and_then(|c| row.least_lengths.get_mut(c))
             {
                 *least = (*least).max(offset.saturating_add(1));
             }
             if let (0, Ok(phrase)) = (column, usize::try_from(phrase)) {
-                if let Some(f) = frequencies.get_mut(phrase) {
+                if let Some(f) = row.frequencies.get_mut(phrase) {
                     *f += 1;
                     if arguments.other_forms.is_some() {
-                        found.push((phrase, offset));
+                        row.positions.push((phrase, offset));
                     }
                 }
             }
         }
-        for phrase in bm25.phrases_needing_hits(&frequencies) {
-            let mut sample = HitSample {
-                limit: if arguments.last_rowid.is_some() {
-                    HIT_SAMPLE
-                } else {
-                    u64::MAX
-                },
-                hits: 0,
-                first: 0,
-                last: 0,
-            };
-            ok((api.x_query_phrase)(
+        Ok(row)
+    }
+}
+
+/// Gives `bm25` the row count of each phrase that needs one for this row's
+/// `frequencies`: counted through `xQueryPhrase`, or with `last_rowid`
+/// (the largest rowid in the index), estimated from the first
+/// [`HIT_SAMPLE`] rows when the phrase has more.
+///
+/// # Safety
+///
+/// As for [`rank`].
+unsafe fn count_hits(
+    api: &Fts5ExtensionApi,
+    fts: *mut Fts5Context,
+    bm25: &mut Bm25,
+    frequencies: &[u32],
+    last_rowid: Option<i64>,
+) -> Result<(), c_int> {
+    for phrase in bm25.phrases_needing_hits(frequencies) {
+        let mut sample = HitSample {
+            limit: if last_rowid.is_some() {
+                HIT_SAMPLE
+            } else {
+                u64::MAX
+            },
+            hits: 0,
+            first: 0,
+            last: 0,
+        };
+        // SAFETY: FTS5's own context; `sample` outlives the call, which
+        // hands it to `sample_row` only.
+        ok(unsafe {
+            (api.x_query_phrase)(
                 fts,
                 phrase as c_int,
                 std::ptr::from_mut(&mut sample).cast(),
                 sample_row,
-            ))?;
-            let hits = match arguments.last_rowid {
-                Some(end) if sample.hits == sample.limit => {
-                    estimate_hits(sample.hits, sample.first..=sample.last, end)
-                }
-                _ => sample.hits as f64,
-            };
-            bm25.set_hits(phrase, hits);
-        }
-        // The query's calls share one state (FTS5 keeps aux data per
-        // function and cursor): only a call with the `keep` it was made
-        // with may skip a row.
-        let together = bm25.proximity(&found);
-        if let Some(best) = best.as_ref().filter(|b| Some(b.keep()) == arguments.keep) {
-            let least_length = least_lengths[0].saturating_add(least_lengths[1]);
-            if !best.may_hold(bm25.rank(&frequencies, least_length) - together) {
-                return Ok(f64::INFINITY);
+            )
+        })?;
+        let hits = match last_rowid {
+            Some(end) if sample.hits == sample.limit => {
+                estimate_hits(sample.hits, sample.first..=sample.last, end)
             }
-        }
-        let mut length = 0;
-        ok((api.x_column_size)(fts, -1, &mut length))?;
-        let rank = bm25.rank(&frequencies, length) - together;
-        if let Some(best) = best {
-            best.add((api.x_rowid)(fts), rank);
-        }
-        Ok(rank)
+            _ => sample.hits as f64,
+        };
+        bm25.set_hits(phrase, hits);
     }
+    Ok(())
 }
 
 /// Rows at most read to count a phrase's rows when the index's last rowid

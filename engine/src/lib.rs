@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+pub mod bm25;
 pub mod compaction;
 pub mod content;
 pub mod db;
@@ -22,10 +23,9 @@ pub mod excerpt;
 pub mod forms;
 pub mod fts5;
 pub mod history;
+pub mod index_tokens;
 pub mod list;
-pub mod pairs;
-pub mod pipeline;
-pub mod prefixes;
+pub mod meta;
 pub mod query;
 pub mod question;
 pub mod rank;
@@ -35,7 +35,6 @@ pub mod scope;
 pub mod search;
 pub mod sql_functions;
 pub mod store;
-pub mod tiers;
 pub mod tokenizer;
 
 /// The crate version, as reported by `sessions_version()`.

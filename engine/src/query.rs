@@ -10,9 +10,9 @@
 //! unbalanced quotes are all just text. Terms with no letters or digits are
 //! dropped.
 
-use crate::pairs;
-use crate::prefixes;
-use crate::tiers;
+use crate::index_tokens::encoding::MARKER;
+use crate::index_tokens::query::{pair_string, phrase_has_pairs, prefix_alternatives};
+use crate::index_tokens::tiers;
 use crate::tokenizer::{Options, Tokenizer};
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
@@ -123,7 +123,7 @@ impl Query {
             let text: String = raw
                 .chars()
                 .map(|c| {
-                    if c.is_control() || c == '"' || c == tiers::MARKER {
+                    if c.is_control() || c == '"' || c == MARKER {
                         ' '
                     } else {
                         c
@@ -165,21 +165,21 @@ impl Query {
 
     /// A term as FTS5 strings, alternatives of one another: one, `*` after
     /// a prefix, or for a one-word prefix of a length that has prefix tokens
-    /// those tokens' strings (see [`prefixes`]); a phrase (not a prefix)
-    /// with a common word next to another word is matched with pair tokens
-    /// (see [`pairs`]).
+    /// those tokens' strings (see [`prefix_alternatives`]); a phrase (not a
+    /// prefix) with a common word next to another word is matched with pair
+    /// tokens (see [`phrase_has_pairs`]).
     pub(crate) fn fts5_phrases(&self, index: usize) -> Vec<String> {
         let term = &self.terms[index];
-        let pairs = pairs::phrase_has_pairs(&term.tokens);
+        let pairs = phrase_has_pairs(&term.tokens);
         let one = if term.prefix {
             if let [token] = term.tokens.as_slice() {
-                if let Some(alternatives) = prefixes::query_alternatives(&term.text, token) {
+                if let Some(alternatives) = prefix_alternatives(&term.text, token) {
                     return alternatives;
                 }
             }
             format!("\"{}\"*", term.text)
         } else if pairs {
-            format!("\"{}\"", pairs::query_string(&term.text))
+            format!("\"{}\"", pair_string(&term.text))
         } else {
             format!("\"{}\"", term.text)
         };
@@ -227,9 +227,9 @@ impl Query {
 
     /// The expression of [`Query::single_word`] limited to the messages in
     /// which it weighs enough for `tier` and no better one (see
-    /// [`crate::tiers`]): its marker of that tier alone, which a message
-    /// holds as often as the word, so it scores as the word does and FTS5
-    /// reads only the marker's list, not the word's.
+    /// [`tiers`]): its marker of that tier alone, which a message holds as
+    /// often as the word, so it scores as the word does and FTS5 reads only
+    /// the marker's list, not the word's.
     pub fn tier_expression(&self, tier: usize, scope: Option<&str>) -> Option<String> {
         let word = self.single_word()?;
         let terms = format!("\"{}\"", tiers::marker(tier, &word.text));
@@ -424,16 +424,16 @@ mod tests {
     fn phrases_with_a_common_word_next_to_another_are_matched_with_pairs() {
         assert_eq!(
             expression(r#""fix the error" "the""#),
-            format!(r#""{}" AND "the""#, pairs::query_string("fix the error"))
+            format!(r#""{}" AND "the""#, pair_string("fix the error"))
         );
         assert_eq!(
             expression(r#""failed to""#),
-            format!(r#""{}""#, pairs::query_string("failed to"))
+            format!(r#""{}""#, pair_string("failed to"))
         );
         assert_eq!(expression(r#""failed badly""#), r#""failed badly""#);
         assert_eq!(
             expression(r#"the*"#),
-            format!(r#"("{}*the" OR "the")"#, tiers::MARKER)
+            format!(r#"("{}*the" OR "the")"#, MARKER)
         );
         assert_eq!(expression(r#"fix.the.err*"#), r#""fix.the.err"*"#);
     }
@@ -447,11 +447,11 @@ mod tests {
         );
         assert_eq!(
             expression("conf*"),
-            format!(r#"("{}*conf" OR "conf")"#, tiers::MARKER)
+            format!(r#"("{}*conf" OR "conf")"#, MARKER)
         );
         assert_eq!(
             expression("confi*"),
-            format!(r#"("{}*confi" OR "confi")"#, tiers::MARKER)
+            format!(r#"("{}*confi" OR "confi")"#, MARKER)
         );
         assert_eq!(expression("configura*"), r#""configura"*"#);
     }

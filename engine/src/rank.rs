@@ -1,16 +1,13 @@
-//! BM25 for `sessions_rank`, with FTS5's constants and formula: a row's
-//! length is that of all its columns, as in FTS5's own `bm25()`. The scope
-//! column (see `sql/schema.sql`) is one token in every row, so a message's
-//! length is its text's plus one whatever its session's depth.
-//! The C glue that feeds it is in [`crate::fts5`].
+//! BM25 for `sessions_rank`, with FTS5's constants ([`crate::bm25`]) and
+//! formula: a row's length is that of all its columns, as in FTS5's own
+//! `bm25()`. The scope column (see `sql/schema.sql`) is one token in every
+//! row, so a message's length is its text's plus one whatever its session's
+//! depth. The C glue that feeds it is in [`crate::fts5`].
 
+use crate::bm25::{B, K1};
 use crate::db::Connection;
 use crate::error::Result;
 
-/// FTS5's `k1`: how quickly repeated occurrences stop adding to the score.
-pub(crate) const K1: f64 = 1.2;
-/// FTS5's `b`: how much a long message is penalised.
-pub(crate) const B: f64 = 0.75;
 /// FTS5's floor for the IDF of a phrase found in most rows.
 const MIN_IDF: f64 = 1e-6;
 

@@ -4,30 +4,10 @@
 
 use crate::db::Connection;
 use crate::error::{Error, Result};
-use crate::tokenizer::{Token, Tokenizer, MAX_TOKEN_BYTES};
+use crate::index_tokens::encoding::{AGENT_SCOPE_TAG, TREE_SCOPE_TAG};
+use crate::index_tokens::scope_words;
+use crate::tokenizer::MAX_TOKEN_BYTES;
 use serde::{Deserialize, Serialize};
-
-/// Starts the text of the index's scope column (`session_search_scopes` in
-/// `sql/schema.sql`); a private-use character, which is no word character.
-/// `sessions_text` never starts a message's text with it.
-pub const SCOPE_MARKER: &str = "\u{E001}";
-
-/// Tokenizes the scope column's `text` (which starts with [`SCOPE_MARKER`])
-/// as `tokenizer` does, every word after the first colocated with it: the
-/// column is one token long, so a session's depth (how many scope words its
-/// messages carry) never changes their length in BM25.
-pub fn tokenize_scope<E>(
-    tokenizer: &mut Tokenizer,
-    text: &[u8],
-    emit: &mut dyn FnMut(Token<'_>, bool) -> std::result::Result<(), E>,
-) -> std::result::Result<(), E> {
-    let mut first = true;
-    tokenizer.tokenize(text, &mut |token| {
-        let colocated = !first;
-        first = false;
-        emit(token, colocated)
-    })
-}
 
 /// Which sessions a caller may read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -111,6 +91,11 @@ pub fn caller(db: &dyn Connection, function: &str, caller: Option<&str>) -> Resu
 }
 
 const TREE_SCOPE_WORD_SQL: &str = include_str!("../sql/scope_word.sql");
+
+/// The agent of caller ?1 and its scope word (see
+/// [`scope_words`]): [`AGENT_SCOPE_TAG`] and the hex of its `agent_id`.
+const AGENT_SCOPE_WORD_SQL: &str =
+    "SELECT agent_id, 'a' || lower(hex(agent_id)) FROM sessions WHERE session_key = ?1";
 const IN_TREE_SQL: &str = include_str!("../sql/in_tree.sql");
 
 /// Whether session ?1 is caller ?2 and exists.
@@ -152,15 +137,12 @@ pub fn scope_word(
     caller: &str,
     visibility: Visibility,
 ) -> Result<Option<ScopeWord>> {
-    let (sql, prefix) = match visibility {
+    let (sql, tag) = match visibility {
         Visibility::All => return Ok(None),
         // A session deeper than the scope words go carries its ancestor's
         // word, not its own: `self` asks for the same word as `tree`.
-        Visibility::Own | Visibility::Tree => (TREE_SCOPE_WORD_SQL, 't'),
-        Visibility::Agent => (
-            "SELECT agent_id, 'a' || lower(hex(agent_id)) FROM sessions WHERE session_key = ?1",
-            'a',
-        ),
+        Visibility::Own | Visibility::Tree => (TREE_SCOPE_WORD_SQL, TREE_SCOPE_TAG),
+        Visibility::Agent => (AGENT_SCOPE_WORD_SQL, AGENT_SCOPE_TAG),
     };
     let row = db.query(sql, &[caller.into()])?;
     let Some([key, word]) = row.first().map(Vec::as_slice) else {
@@ -172,14 +154,7 @@ pub fn scope_word(
     // The word the key spells in a UTF-8 database; in a UTF-16 one hex()
     // spells other bytes: the words then differ and each candidate's
     // session is checked, as for any word not the caller's own.
-    let own = key.as_str().map(|key| {
-        std::iter::once(prefix)
-            .chain(key.bytes().flat_map(|b| {
-                [b >> 4, b & 0xf]
-                    .map(|nibble| char::from_digit(u32::from(nibble), 16).unwrap_or('0'))
-            }))
-            .collect::<String>()
-    });
+    let own = key.as_str().map(|key| scope_words::word(tag, key));
     let decides = matches!(visibility, Visibility::Tree | Visibility::Agent)
         && own.as_deref() == Some(word.as_str())
         && word.len() <= MAX_TOKEN_BYTES;
@@ -220,6 +195,12 @@ mod tests {
         assert_eq!(effective(Visibility::Agent, true), Visibility::Tree);
         assert_eq!(effective(Visibility::Own, true), Visibility::Own);
         assert_eq!(effective(Visibility::All, false), Visibility::All);
+    }
+
+    #[test]
+    fn the_agent_scope_word_is_spelt_as_the_index_holds_it() {
+        let word = format!("'{AGENT_SCOPE_TAG}' || lower(hex(agent_id))");
+        assert!(AGENT_SCOPE_WORD_SQL.contains(&word), "{word}");
     }
 
     #[test]

@@ -6,9 +6,9 @@
 use crate::content;
 use crate::db::{Connection, Value};
 use crate::history::{self, HistoryOptions};
+use crate::index_tokens::encoding::SCOPE_MARKER;
 use crate::list::{self, ListOptions};
 use crate::redact::{Redactor, Settings};
-use crate::scope;
 use crate::search::{self, SearchOptions};
 use crate::store::{self, IndexingMode};
 use crate::tokenizer::{ArgumentError, Options, Tokenizer, TOKENIZER_VERSION};
@@ -180,7 +180,7 @@ fn options<T: serde::de::DeserializeOwned>(value: &Value, function: &str) -> Res
 /// version is an error, as this build must not write a newer one's index.
 /// A text starting with the scope column's marker gets a space before it,
 /// so that the tokenizer never takes a message for a scope
-/// ([`scope::SCOPE_MARKER`]).
+/// ([`SCOPE_MARKER`]).
 fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
     let Some(content) = args[0].as_bytes() else {
         return Ok(Value::Null);
@@ -219,7 +219,7 @@ fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
             )
         }
     };
-    if redacted.starts_with(scope::SCOPE_MARKER) {
+    if redacted.starts_with(SCOPE_MARKER) {
         return Ok(Value::Text(format!(" {redacted}")));
     }
     Ok(Value::Text(redacted.into_owned()))

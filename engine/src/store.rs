@@ -5,6 +5,7 @@
 use crate::compaction;
 use crate::db::{Connection, Value};
 pub use crate::error::{Error, Result};
+use crate::meta::{meta, set_meta};
 use crate::rank::RankTotals;
 use crate::redact::patterns::REDACTION_VERSION;
 use crate::redact::{Redactor, Settings};
@@ -192,23 +193,6 @@ fn locked(function: &str, e: crate::db::SqlError) -> Error {
             e.message
         ),
     })
-}
-
-/// A value of `session_search_meta`; NULL when the key is absent.
-pub(crate) fn meta(db: &dyn Connection, key: &str) -> Result<Value> {
-    Ok(db.query_value(
-        "SELECT value FROM session_search_meta WHERE key = ?1",
-        &[key.into()],
-    )?)
-}
-
-/// Stores a value of `session_search_meta`.
-pub(crate) fn set_meta(db: &dyn Connection, key: &str, value: Value) -> Result<()> {
-    db.query(
-        "INSERT OR REPLACE INTO session_search_meta(key, value) VALUES (?1, ?2)",
-        &[key.into(), value],
-    )?;
-    Ok(())
 }
 
 /// The schema version recorded in the database; 0 when it has none.
@@ -519,7 +503,7 @@ pub fn set_redaction(db: &dyn Connection, patterns: Vec<String>) -> Result<Redac
         Error::Sql(e) if e.is_busy() => locked("sessions_set_redaction", e),
         e => e,
     })?;
-    crate::drain::request(db);
+    request_drain(db);
     Ok(RedactionChange {
         version: REDACTION_VERSION,
         patterns: count,
@@ -527,6 +511,28 @@ pub fn set_redaction(db: &dyn Connection, patterns: Vec<String>) -> Result<Redac
         pending: pending(db)?,
     })
 }
+
+/// Asks `db`'s binding for a background drain ([`crate::drain`]) when the
+/// database is in WAL mode, where the drain's writes never block the
+/// host's reads; the host may write through `db` (no `PRAGMA query_only`;
+/// a read-only connection is refused by the binding): a host that only
+/// reads never causes a write; and `db` is in the normal locking mode,
+/// since a host in exclusive mode keeps WAL's index in its own memory,
+/// where the drain's connection would not see it (the binding refuses a
+/// host on another VFS for the same reason). Returns whether a drain runs.
+pub fn request_drain(db: &dyn Connection) -> bool {
+    let drainable = db
+        .query_value(DRAINABLE_SQL, &[])
+        .is_ok_and(|drainable| drainable.as_i64() == Some(1));
+    drainable && db.reconcile_elsewhere()
+}
+
+/// Whether the connection is in WAL mode, writable and in the normal
+/// locking mode (see [`request_drain`]): the three pragmas in one
+/// statement, as a search may ask.
+const DRAINABLE_SQL: &str = "SELECT (SELECT journal_mode FROM pragma_journal_mode) = 'wal' \
+     AND (SELECT query_only FROM pragma_query_only) = 0 \
+     AND (SELECT locking_mode FROM pragma_locking_mode) = 'normal'";
 
 /// Number of nodes waiting to be indexed.
 fn pending(db: &dyn Connection) -> Result<i64> {
@@ -650,11 +656,11 @@ pub(crate) fn catch_up(db: &dyn Connection, max_rows: i64) -> Result<Index> {
         // (by appends, say) and takes up a compaction left unfinished by a
         // drain that ended with its process.
         if compaction::wanted(db)? && indexing_mode(db)? == IndexingMode::Immediate {
-            crate::drain::request(db);
+            request_drain(db);
         }
         return Ok(Index::Complete);
     }
-    if indexing_mode(db)? == IndexingMode::Deferred || !crate::drain::request(db) {
+    if indexing_mode(db)? == IndexingMode::Deferred || !request_drain(db) {
         match reconcile_slice(db, max_rows, Lock::IfFree) {
             Err(e) if unwritable(&e) => {}
             result => {
@@ -760,7 +766,7 @@ pub fn set_indexing(db: &dyn Connection, mode: IndexingMode) -> Result<IndexingM
     let previous = indexing_mode(db)?;
     set_meta(db, "indexing", mode.name().into())?;
     if mode == IndexingMode::Immediate && (has_pending(db)? || compaction::remains(db)?) {
-        crate::drain::request(db);
+        request_drain(db);
     }
     Ok(previous)
 }

@@ -151,7 +151,7 @@ impl Store {
         conn.pragma_update(None, "journal_mode", "wal")?;
         let engine = Rusqlite::new(&conn, background);
         if store::init(&engine)?.pending > 0 {
-            session_search_engine::drain::request(&engine);
+            store::request_drain(&engine);
         }
         Ok(Store { conn, background })
     }

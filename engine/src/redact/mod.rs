@@ -22,6 +22,7 @@
 pub mod patterns;
 mod prefilter;
 
+use crate::tokenizer::{is_spaceless, REDACTED};
 use patterns::{Check, Shape, Start, DEFAULT_SHAPES, REDACTION_VERSION};
 use prefilter::Prefilter;
 use regex::Regex;
@@ -31,10 +32,6 @@ use std::cmp::Ordering;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, OnceLock};
-
-/// What replaces every secret, in the index and in everything returned. It
-/// is never a token (see the tokenizer), so no query matches it.
-pub const REDACTED: &str = "[REDACTED]";
 
 /// Texts longer than this are redacted on the way out only in a window
 /// around the excerpt position, wide enough for any pattern (PEM keys are a
@@ -795,7 +792,7 @@ impl<'v, 'r> Work<'v, 'r> {
 fn ends_secret(c: char) -> bool {
     c.is_whitespace()
         || "\"'`,;<>".contains(c)
-        || crate::tokenizer::is_spaceless(c)
+        || is_spaceless(c)
         || matches!(c, '\u{3000}'..='\u{303F}' | '\u{FF01}'..='\u{FF0F}' | '\u{FF1A}'..='\u{FF20}')
 }
 

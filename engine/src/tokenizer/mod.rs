@@ -52,7 +52,6 @@ mod script;
 pub use fold::Folder;
 pub use script::{continues_run, is_spaceless};
 
-use crate::redact::REDACTED;
 use std::fmt;
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -64,6 +63,11 @@ pub const MAX_TOKEN_BYTES: usize = 256;
 /// Version of the token stream. Bump it whenever a change to this module
 /// changes any token, so databases indexed by an older version are rebuilt.
 pub const TOKENIZER_VERSION: u32 = 11;
+
+/// What redaction ([`crate::redact`]) writes in place of every secret, in
+/// the index and in everything returned. It is never a token: the text on
+/// either side is tokenized as if it were a space, so no query matches it.
+pub const REDACTED: &str = "[REDACTED]";
 
 /// The token that follows a run of a spaceless script when more tokens
 /// follow it; it cannot come from text, since control characters are never
@@ -78,9 +82,9 @@ pub struct Options {
     pub remove_diacritics: bool,
     /// `cjk 0|1`, default 0: index scripts written without spaces as n-grams.
     pub cjk: bool,
-    /// `markers 0|1`, default 0: documents also get the marker tokens that
-    /// `sessions_search` reads in its own index (impact tiers, see
-    /// [`crate::tiers`], and pair tokens, see [`crate::pairs`]), and queries
+    /// `markers 0|1`, default 0: documents also get the tokens that
+    /// `sessions_search` reads in its own index (scope words, pair and
+    /// prefix tokens, tier markers: see [`crate::index_tokens`]), and queries
     /// may ask for them. A table that only `MATCH` queries has no use for
     /// them.
     pub markers: bool,

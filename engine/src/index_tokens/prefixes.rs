@@ -4,13 +4,14 @@
 //! starts with `dep` into one, in memory, before it returns a row: the cost
 //! of a short prefix grows with the whole history, whatever the page. So
 //! when a message is indexed, each distinct word longer than a length of
-//! [`PREFIX_LENGTHS`] (common words aside, see [`crate::pairs`]) also gets,
+//! [`PREFIX_LENGTHS`] (common words aside, see [`super::common_words`]) also gets,
 //! colocated with its first occurrence, a prefix token of that many
 //! characters: the marker, [`PREFIX_TAG`] and the word's first characters
 //! (once per word: no phrase holds a prefix token, so more positions would
 //! only take room). A prefix term that is
 //! one word of such a length is asked for as its prefix token, the word
-//! itself and each longer common word it starts, as alternatives: the same
+//! itself and each longer common word it starts, as alternatives (see
+//! [`super::query::prefix_alternatives`]): the same
 //! messages, read as ordinary lists that FTS5 walks lazily, so a page of
 //! the newest matches stops early. Other prefix terms stay FTS5 prefixes.
 //!
@@ -20,17 +21,14 @@
 //! prefixes are mostly of rarer words, and one or two characters (`a*`,
 //! `th*`) start most words of a history, whose lists FTS5 still merges.
 
-use crate::pairs::{self, COMMON_WORDS};
-use crate::tiers::MARKER;
+use super::common_words::is_common;
+use super::encoding::{MARKER, PREFIX_TAG};
 use crate::tokenizer::Token;
 
 /// The lengths, in characters, of the prefixes that get tokens. Changing
 /// them changes the token stream (bump
 /// [`crate::tokenizer::TOKENIZER_VERSION`]).
 pub const PREFIX_LENGTHS: [usize; 6] = [3, 4, 5, 6, 7, 8];
-
-/// Follows the marker in a prefix token.
-pub const PREFIX_TAG: char = '*';
 
 /// Emits, colocated with `token` (just emitted), its prefix tokens;
 /// `buffer` holds each one's text in turn.
@@ -39,7 +37,7 @@ pub fn emit_prefixes<E>(
     buffer: &mut String,
     emit: &mut dyn FnMut(Token<'_>, bool) -> Result<(), E>,
 ) -> Result<(), E> {
-    if pairs::is_common(token.text) {
+    if is_common(token.text) {
         return Ok(());
     }
     // The byte offset of character n is the end of the first n characters:
@@ -63,27 +61,6 @@ pub fn emit_prefixes<E>(
         }
     }
     Ok(())
-}
-
-/// The FTS5 strings that, as alternatives, match the prefix term of one
-/// token `token`, typed as `text`, when its length is one of
-/// [`PREFIX_LENGTHS`]: its prefix token, the word itself, and each common
-/// word longer than it that it starts; `None` for any other length.
-pub fn query_alternatives(text: &str, token: &str) -> Option<Vec<String>> {
-    if !PREFIX_LENGTHS.contains(&token.chars().count()) {
-        return None;
-    }
-    let mut alternatives = vec![
-        format!("\"{MARKER}{PREFIX_TAG}{text}\""),
-        format!("\"{text}\""),
-    ];
-    alternatives.extend(
-        COMMON_WORDS
-            .iter()
-            .filter(|word| word.len() > token.len() && word.starts_with(token))
-            .map(|word| format!("\"{word}\"")),
-    );
-    Some(alternatives)
 }
 
 #[cfg(test)]
@@ -122,24 +99,5 @@ mod tests {
     fn common_words_get_no_prefixes() {
         assert!(prefixes("that").is_empty());
         assert!(prefixes("this").is_empty());
-    }
-
-    #[test]
-    fn a_query_of_a_prefix_length_asks_for_its_token_the_word_and_common_words() {
-        assert_eq!(
-            query_alternatives("Dep", "dep").unwrap(),
-            [format!("\"{MARKER}*Dep\""), "\"Dep\"".to_owned()]
-        );
-        assert_eq!(
-            query_alternatives("tha", "tha").unwrap(),
-            [
-                format!("\"{MARKER}*tha\""),
-                "\"tha\"".to_owned(),
-                "\"that\"".to_owned()
-            ]
-        );
-        assert!(query_alternatives("de", "de").is_none());
-        assert!(query_alternatives("deployme", "deployme").is_some());
-        assert!(query_alternatives("deploymen", "deploymen").is_none());
     }
 }

@@ -1,18 +1,18 @@
-//! Long documents: tokenized on a second thread while the caller's thread
+//! Long texts: tokenized on a second thread while the caller's thread
 //! hands the tokens to FTS5.
 //!
-//! Indexing a document is two halves of about the same cost: making its
-//! tokens (words, pairs, prefixes, tier markers; see [`tiers`]) and FTS5
-//! adding each to its in-memory index. For a document of a megabyte or
+//! Indexing a message's text is two halves of about the same cost: making
+//! its tokens (words, pairs, prefixes, tier markers; see [`document`]) and
+//! FTS5 adding each to its in-memory index. For a text of a megabyte or
 //! more the halves run on two threads, the tokens crossing in batches, so
-//! the document costs about the longer half rather than their sum.
+//! the text costs about the longer half rather than their sum.
 
-use crate::tiers;
+use super::document;
 use crate::tokenizer::{Options, Token, Tokenizer};
 use std::sync::mpsc;
 
-/// Documents at least this long are tokenized on a second thread.
-pub const PIPELINE_BYTES: usize = 1 << 20;
+/// Texts at least this long are tokenized on a second thread.
+pub const SECOND_THREAD_BYTES: usize = 1 << 20;
 
 /// Tokens in a batch.
 const BATCH_TOKENS: usize = 4096;
@@ -30,12 +30,12 @@ struct Batch {
     tokens: Vec<(usize, usize, usize, bool)>,
 }
 
-/// Tokenizes `text` as [`tiers::tokenize_document`] does with a tokenizer
+/// Tokenizes `text` as [`document::tokenize_text`] does with a tokenizer
 /// of `options`, on a second thread, and gives `emit` every token on this
 /// one, in the same order (all on this thread when no other can be
 /// started). `emit`'s first error stops both threads and is returned; a
 /// panic on the second thread panics this one.
-pub fn tokenize_document<E>(
+pub fn tokenize_text<E>(
     options: Options,
     text: &[u8],
     emit: &mut dyn FnMut(Token<'_>, bool) -> Result<(), E>,
@@ -47,7 +47,7 @@ pub fn tokenize_document<E>(
             let mut tokenizer = Tokenizer::new(options);
             let mut batch = Batch::default();
             // Fails only when the receiving side has stopped.
-            let made = tiers::tokenize_document(&mut tokenizer, text, &mut |token, colocated| {
+            let made = document::tokenize_text(&mut tokenizer, text, &mut |token, colocated| {
                 batch.texts.push_str(token.text);
                 let end = batch.texts.len();
                 batch.tokens.push((end, token.start, token.end, colocated));
@@ -64,7 +64,7 @@ pub fn tokenize_document<E>(
         });
         if second.is_err() {
             // No thread to be had: tokenize on this one.
-            return tiers::tokenize_document(&mut Tokenizer::new(options), text, emit);
+            return document::tokenize_text(&mut Tokenizer::new(options), text, emit);
         }
         // Returning early drops `made`, which stops the second thread.
         for mut batch in made {
@@ -109,7 +109,7 @@ mod tests {
     fn gives_the_tokens_of_one_thread_in_the_same_order() {
         let text = text();
         let mut alone = Vec::new();
-        tiers::tokenize_document::<()>(
+        document::tokenize_text::<()>(
             &mut Tokenizer::new(options()),
             text.as_bytes(),
             &mut |token, colocated| {
@@ -119,7 +119,7 @@ mod tests {
         )
         .unwrap();
         let mut piped = Vec::new();
-        tokenize_document::<()>(options(), text.as_bytes(), &mut |token, colocated| {
+        tokenize_text::<()>(options(), text.as_bytes(), &mut |token, colocated| {
             piped.push((token.text.to_owned(), token.start, token.end, colocated));
             Ok(())
         })
@@ -132,7 +132,7 @@ mod tests {
     fn the_first_error_stops_both_threads() {
         let text = text();
         let mut seen = 0;
-        let stopped = tokenize_document(options(), text.as_bytes(), &mut |_, _| {
+        let stopped = tokenize_text(options(), text.as_bytes(), &mut |_, _| {
             seen += 1;
             if seen == 3 * BATCH_TOKENS + 5 {
                 Err("full")

@@ -1,0 +1,100 @@
+//! A message's text as the index holds it: one pass over the words the
+//! tokenizer gives (stage 1 of the [pipeline](super)), which for each word
+//! emits, in this order:
+//!
+//! - its **pair token** with the word before, when they have one
+//!   ([`Pairs::emit_pair`], stage 2), colocated with the word before;
+//! - the **word** itself, at a position of its own;
+//! - where the word first occurs, its **prefix tokens**
+//!   ([`prefixes::emit_prefixes`], stage 3), colocated with it;
+//!
+//! and once every word is counted ([`Vocabulary::count`]), the **tier
+//! markers** ([`Vocabulary::emit_markers`], stage 4), colocated with the
+//! last token.
+
+use super::pairs::Pairs;
+use super::prefixes;
+use super::tiers::Vocabulary;
+use crate::tokenizer::{Token, Tokenizer};
+
+/// Tokenizes a message's text as `tokenizer` does, with the pair tokens,
+/// prefix tokens and tier markers of the stages above, in their order:
+/// `emit` gets each word with `false` and each other token with `true`
+/// (colocated with the token before).
+pub fn tokenize_text<E>(
+    tokenizer: &mut Tokenizer,
+    text: &[u8],
+    emit: &mut dyn FnMut(Token<'_>, bool) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut pairs = Pairs::default();
+    let mut vocabulary = Vocabulary::default();
+    let mut prefix = String::new();
+    tokenizer.tokenize(text, &mut |word| {
+        pairs.emit_pair(word, emit)?;
+        emit(word, false)?;
+        if vocabulary.count(word) {
+            prefixes::emit_prefixes(word, &mut prefix, emit)?;
+        }
+        Ok(())
+    })?;
+    vocabulary.emit_markers(emit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::encoding::MARKER;
+    use super::super::tiers::{marker, tier};
+    use super::*;
+    use crate::tokenizer::Options;
+
+    /// The tokens of `text` with whether each is colocated.
+    fn document(text: &str) -> Vec<(String, bool)> {
+        let mut tokenizer = Tokenizer::new(Options {
+            remove_diacritics: true,
+            cjk: true,
+            markers: false,
+        });
+        let mut out = Vec::new();
+        tokenize_text::<()>(&mut tokenizer, text.as_bytes(), &mut |t, colocated| {
+            out.push((t.text.to_owned(), colocated));
+            Ok(())
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn short_messages_mark_each_occurrence_of_their_words_after_the_last_token() {
+        let tokens = document("Deploy deploy now");
+        assert_eq!(
+            tokens,
+            [
+                ("deploy".to_owned(), false),
+                (format!("{MARKER}*dep"), true),
+                (format!("{MARKER}*depl"), true),
+                (format!("{MARKER}*deplo"), true),
+                ("deploy".to_owned(), false),
+                ("now".to_owned(), false),
+                (marker(tier(2, 3).unwrap(), "deploy"), true),
+                (marker(tier(2, 3).unwrap(), "deploy"), true),
+                (marker(tier(1, 3).unwrap(), "now"), true),
+            ]
+        );
+        assert!(document("").is_empty());
+        assert!(tier(2, 3).unwrap() < tier(1, 3).unwrap());
+    }
+
+    #[test]
+    fn long_messages_mark_only_words_they_repeat() {
+        let text = format!("{} once release release release", "word ".repeat(60));
+        let marked: Vec<String> = document(&text)
+            .into_iter()
+            .filter(|(t, colocated)| *colocated && !t.starts_with(&format!("{MARKER}*")))
+            .map(|(t, _)| t)
+            .collect();
+        let mut expected = vec![marker(tier(60, 64).unwrap(), "word"); 60];
+        expected.extend(vec![marker(tier(3, 64).unwrap(), "release"); 3]);
+        assert_eq!(marked, expected);
+        assert!(tier(1, 64).is_none());
+    }
+}

@@ -1,0 +1,199 @@
+//! The query side of the index's tokens, mirror of [`super::document`]:
+//! what the query compiler ([`crate::query`]) writes to ask for each
+//! family, and how the tokenizer reads it back at query time.
+//!
+//! | family | the compiler writes | the tokenizer reads it as |
+//! | --- | --- | --- |
+//! | pair tokens | a phrase with a common word next to another as [`pair_string`] (see [`phrase_has_pairs`]) | [`pair_tokens`]: each word that another follows, when either is common, as their pair token; a last word after a pair left out |
+//! | prefix tokens | a one-word prefix of a length in [`PREFIX_LENGTHS`] as [`prefix_alternatives`]: the prefix token's string, the word, and each longer common word it starts | [`marker_token`]: the prefix token, its characters folded |
+//! | tier markers | a one-word query ranked by tiers as [`tiers::marker`] of the word as typed | [`marker_token`]: the marker, its word folded |
+
+use super::common_words::COMMON_WORDS;
+use super::encoding::{MARKER, PAIRS_TAG, PREFIX_TAG};
+use super::pairs::{pairs_with, push_pair};
+use super::prefixes::PREFIX_LENGTHS;
+use super::tiers;
+use crate::tokenizer::Tokenizer;
+
+/// `phrase`'s words written for a query string matched with pair tokens:
+/// [`MARKER`], [`PAIRS_TAG`], then the phrase.
+pub fn pair_string(phrase: &str) -> String {
+    format!("{MARKER}{PAIRS_TAG}{phrase}")
+}
+
+/// Whether a phrase of `tokens` (as [`Tokenizer::tokens`] gives them) is
+/// matched with pair tokens: two of them in a row have one.
+pub fn phrase_has_pairs<T: AsRef<str>>(tokens: &[T]) -> bool {
+    tokens
+        .windows(2)
+        .any(|w| pairs_with(w[0].as_ref(), w[1].as_ref()))
+}
+
+/// The FTS5 strings that, as alternatives, match the prefix term of one
+/// token `token`, typed as `text`, when its length is one of
+/// [`PREFIX_LENGTHS`]: its prefix token, the word itself, and each common
+/// word longer than it that it starts; `None` for any other length.
+pub fn prefix_alternatives(text: &str, token: &str) -> Option<Vec<String>> {
+    if !PREFIX_LENGTHS.contains(&token.chars().count()) {
+        return None;
+    }
+    let mut alternatives = vec![
+        format!("\"{MARKER}{PREFIX_TAG}{text}\""),
+        format!("\"{text}\""),
+    ];
+    alternatives.extend(
+        COMMON_WORDS
+            .iter()
+            .filter(|word| word.len() > token.len() && word.starts_with(token))
+            .map(|word| format!("\"{word}\"")),
+    );
+    Some(alternatives)
+}
+
+/// In a query, a string that starts with [`MARKER`] and a tag (a tier's,
+/// see [`tiers::tier_of_tag`], or [`PREFIX_TAG`]) and then one word: that
+/// tier marker or prefix token, its word folded. `None` for anything else.
+pub fn marker_token(tokenizer: &mut Tokenizer, text: &[u8]) -> Option<String> {
+    let rest = std::str::from_utf8(text).ok()?.strip_prefix(MARKER)?;
+    let mut chars = rest.chars();
+    let tag = chars
+        .next()
+        .filter(|&c| tiers::tier_of_tag(c).is_some() || c == PREFIX_TAG)?;
+    let tokens = tokenizer.tokens(chars.as_str().as_bytes());
+    let [(word, ..)] = tokens.as_slice() else {
+        return None;
+    };
+    Some(format!("{MARKER}{tag}{word}"))
+}
+
+/// In a query, a [`pair_string`]: its words as `tokenizer` gives them, as
+/// `(text, start, end)` in `text`, each word that another follows, when
+/// either is a common word, replaced by their pair token. `None` for
+/// anything else.
+pub fn pair_tokens(tokenizer: &mut Tokenizer, text: &[u8]) -> Option<Vec<(String, usize, usize)>> {
+    let tag = pair_string("");
+    let rest = text.strip_prefix(tag.as_bytes())?;
+    let tokens = tokenizer.tokens(rest);
+    let shift = tag.len();
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut paired = false;
+    for (i, (token, start, end)) in tokens.iter().enumerate() {
+        let next = tokens.get(i + 1).map(|(next, ..)| next.as_str());
+        let text = match next {
+            Some(next) if pairs_with(token, next) => {
+                let mut pair = String::new();
+                push_pair(&mut pair, token, next);
+                pair
+            }
+            // The last word after a pair: the pair says it is there.
+            None if paired => break,
+            _ => token.clone(),
+        };
+        paired = next.is_some() && text.starts_with(MARKER);
+        out.push((text, start + shift, end + shift));
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokenizer::{Options, RUN_BOUNDARY};
+
+    /// The tokenizer of the index, with `cjk 1`.
+    fn tokenizer() -> Tokenizer {
+        Tokenizer::new(Options {
+            remove_diacritics: true,
+            cjk: true,
+            markers: false,
+        })
+    }
+
+    /// The token texts of `text` if it is a pair string.
+    fn query(text: &str) -> Option<Vec<String>> {
+        let tokens = pair_tokens(&mut tokenizer(), text.as_bytes())?;
+        Some(tokens.into_iter().map(|(text, ..)| text).collect())
+    }
+
+    /// The pair token of `first` followed by `next`, spelt out.
+    fn pair(first: &str, next: &str) -> String {
+        format!("{MARKER}{PAIRS_TAG}{first} {next}")
+    }
+
+    #[test]
+    fn a_tagged_query_string_replaces_words_next_to_a_common_one() {
+        assert_eq!(
+            query(&pair_string("fix the error now")).unwrap(),
+            [&pair("fix", "the"), &pair("the", "error"), "error", "now"]
+        );
+        assert_eq!(
+            query(&pair_string("to the end of")).unwrap(),
+            [pair("to", "the"), pair("the", "end"), pair("end", "of")]
+        );
+        // The pair alone says the last word follows.
+        assert_eq!(
+            query(&pair_string("the error")).unwrap(),
+            [pair("the", "error")]
+        );
+        assert_eq!(
+            query(&pair_string("failed to")).unwrap(),
+            [pair("failed", "to")]
+        );
+        assert_eq!(query(&pair_string("of the")).unwrap(), [pair("of", "the")]);
+        assert_eq!(
+            query(&pair_string("failed badly")).unwrap(),
+            ["failed", "badly"]
+        );
+        assert_eq!(query("fix the error"), None);
+    }
+
+    #[test]
+    fn phrases_with_a_common_word_next_to_another_have_pairs() {
+        assert!(phrase_has_pairs(&["failed", "to"]));
+        assert!(phrase_has_pairs(&["the", "error"]));
+        assert!(!phrase_has_pairs(&["failed", "badly"]));
+        assert!(!phrase_has_pairs(&["the"]));
+        assert!(!phrase_has_pairs(&["the", RUN_BOUNDARY]));
+    }
+
+    #[test]
+    fn offsets_point_into_the_tagged_string() {
+        let text = pair_string("the end now");
+        let spans: Vec<&str> = pair_tokens(&mut tokenizer(), text.as_bytes())
+            .unwrap()
+            .into_iter()
+            .map(|(_, start, end)| &text[start..end])
+            .collect();
+        assert_eq!(spans, ["the", "end", "now"]);
+    }
+
+    #[test]
+    fn a_query_of_a_prefix_length_asks_for_its_token_the_word_and_common_words() {
+        assert_eq!(
+            prefix_alternatives("Dep", "dep").unwrap(),
+            [format!("\"{MARKER}*Dep\""), "\"Dep\"".to_owned()]
+        );
+        assert_eq!(
+            prefix_alternatives("tha", "tha").unwrap(),
+            [
+                format!("\"{MARKER}*tha\""),
+                "\"tha\"".to_owned(),
+                "\"that\"".to_owned()
+            ]
+        );
+        assert!(prefix_alternatives("de", "de").is_none());
+        assert!(prefix_alternatives("deployme", "deployme").is_some());
+        assert!(prefix_alternatives("deploymen", "deploymen").is_none());
+    }
+
+    #[test]
+    fn query_markers_fold_their_word() {
+        let mut tokenizer = Tokenizer::new(Options::default());
+        let text = format!("{MARKER}2Café");
+        let found = marker_token(&mut tokenizer, text.as_bytes());
+        assert_eq!(found, Some(tiers::marker(1, "cafe")));
+        for plain in ["café", "\u{E000}Zx", "\u{E000}0x", "\u{E000}1two words"] {
+            assert!(marker_token(&mut tokenizer, plain.as_bytes()).is_none());
+        }
+    }
+}
