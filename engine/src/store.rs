@@ -30,8 +30,9 @@ const RESCOPE_SQL: &str = "INSERT INTO session_search_scopes(session_key, scope)
      SELECT session_key, scope FROM session_search_scope_of WHERE true \
      ON CONFLICT(session_key) DO UPDATE SET scope = excluded.scope WHERE scope IS NOT excluded.scope";
 
-/// Columns the public tables must have (docs/sql.md, "Schema and write path"), checked when adopting
-/// tables that existed before `sessions_init()`.
+/// Columns the public tables must have (docs/sql.md, "Schema and write
+/// path"), checked when adopting tables that existed before
+/// `sessions_init()`.
 const REQUIRED_COLUMNS: [(&str, &[&str]); 2] = [
     (
         "sessions",
