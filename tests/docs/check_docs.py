@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks README.md, CHANGELOG.md and docs/*.md: their links, and that every
+"""Checks README.md, CHANGELOG.md, ARCHITECTURE.md and docs/*.md: their links, and that every
 example that shows output is run.
 
     python3 tests/docs/check_docs.py [path/to/sqlite3]
@@ -48,7 +48,7 @@ LIB_RS = ROOT / "wrapper" / "src" / "lib.rs"
 
 
 def pages():
-    found = [ROOT / "README.md", ROOT / "CHANGELOG.md"]
+    found = [ROOT / "README.md", ROOT / "CHANGELOG.md", ROOT / "ARCHITECTURE.md"]
     found += sorted((ROOT / "docs").glob("*.md"))
     return [p for p in found if p.exists()]
 
