@@ -429,7 +429,8 @@ pub struct Question {
     /// The query terms left out as framing words.
     pub framing: Vec<usize>,
     /// Whose words the question asks about, when it says so (`what did I
-    /// say about …`, `where did you suggest …`): see [`speaker`].
+    /// say about …` the user's, `where did you suggest …` the
+    /// assistant's): the first `I` or `you` followed by a verb of saying.
     pub speaker: Option<Role>,
 }
 
