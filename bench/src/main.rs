@@ -37,6 +37,7 @@
 mod child;
 mod corpus;
 mod import;
+mod index_cost;
 mod memory;
 mod questions;
 mod redaction;

@@ -2,13 +2,14 @@
 //! [`AGENTS`] agents, transcript-like messages (a tenth of the sessions
 //! written in Chinese, Japanese or Korean), loaded through the wrapper with
 //! deferred indexing and reconciled, then the OpenClaw-style FTS5 table
-//! built over the same messages.
+//! built over the same user and assistant messages ([`index_cost`]).
 
 use super::{db_path, VISIBILITIES, VISIBLE_SQL};
 use crate::corpus::{Kind, Lengths, Messages};
+use crate::index_cost;
 use crate::memory;
 use crate::rng::Rng;
-use crate::stats::{median, sorted, timed_ms};
+use crate::stats::{median, sorted, thread_cpu_seconds, timed_ms, Spent};
 use crate::store::databases::{INSERT_SQL, TRANSACTION_ROWS};
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
@@ -78,13 +79,6 @@ const FIRST_SLICES: usize = 5;
 /// `created_at` of the first session and message, unix milliseconds.
 const FIRST_CREATED_AT: i64 = 1_700_000_000_000;
 
-/// The OpenClaw-style index: an external-content FTS5 table over every
-/// message, built in one statement.
-pub const OPENCLAW_SQL: &str = "\
-CREATE VIRTUAL TABLE oc USING fts5(content, content = 'messages', content_rowid = 'id', \
-tokenize = 'unicode61 remove_diacritics 2');
-INSERT INTO oc(oc) VALUES ('rebuild');";
-
 /// What is visible to the caller at one visibility.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Visible {
@@ -138,10 +132,9 @@ pub struct Build {
     pub db_bytes: u64,
     /// FTS5 segments of the index after the load.
     pub segments: i64,
-    /// Seconds of [`OPENCLAW_SQL`].
-    pub openclaw_seconds: f64,
-    /// Database size with the OpenClaw-style table.
-    pub openclaw_db_bytes: u64,
+    /// The index against the OpenClaw-style anchor, built afterwards in
+    /// the same file over the same rows.
+    pub cost: Option<index_cost::Cost>,
     /// What the caller sees, per visibility of [`VISIBILITIES`].
     pub visible: Vec<Visible>,
     /// Peak RSS of the build's process, in KiB.
@@ -291,14 +284,14 @@ pub fn run(scale: f64, work: &Path) -> Result<Build, Box<dyn Error>> {
         pending: 0,
         db_bytes: 0,
         segments: 0,
-        openclaw_seconds: 0.0,
-        openclaw_db_bytes: 0,
+        cost: None,
         visible: Vec::new(),
         peak_rss_kib: 0,
     };
     load(conn, &sessions, &mut build)?;
     build.backlog = store.status()?.pending;
     let mut first_slices = Vec::with_capacity(FIRST_SLICES);
+    let cpu_start = thread_cpu_seconds();
     loop {
         let rows = if first_slices.len() < FIRST_SLICES {
             FIRST_SLICE_ROWS
@@ -316,6 +309,12 @@ pub fn run(scale: f64, work: &Path) -> Result<Build, Box<dyn Error>> {
             break;
         }
     }
+    let indexing = Spent {
+        seconds: build.reconcile_seconds,
+        cpu_seconds: cpu_start
+            .zip(thread_cpu_seconds())
+            .map(|(start, end)| end - start),
+    };
     build.first_slice_ms = median(&sorted(first_slices));
     store.set_indexing(IndexingMode::Immediate)?;
     build.db_bytes = db_bytes(conn)?;
@@ -324,9 +323,7 @@ pub fn run(scale: f64, work: &Path) -> Result<Build, Box<dyn Error>> {
         [],
         |row| row.get(0),
     )?;
-    let ((), ms) = timed_ms(|| conn.execute_batch(OPENCLAW_SQL))?;
-    build.openclaw_seconds = ms / 1e3;
-    build.openclaw_db_bytes = db_bytes(conn)?;
+    build.cost = Some(index_cost::measure(conn, indexing)?);
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
     for visibility in VISIBILITIES {
         build.visible.push(visible(conn, visibility)?);

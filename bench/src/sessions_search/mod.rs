@@ -20,6 +20,7 @@ mod queries;
 mod report;
 
 use crate::child;
+use crate::index_cost;
 use crate::report::Target;
 use crate::store::databases;
 use serde::de::DeserializeOwned;
@@ -71,6 +72,9 @@ pub fn run(scale: f64, full: bool, work: &Path) -> Result<Vec<Target>, Box<dyn E
         report::latency(&search, &anchors);
         floors::print(build.messages, &search.floors);
         let mut targets = report::targets(&search, &anchors);
+        if let Some(cost) = &build.cost {
+            targets.extend(index_cost::targets(&report::corpus(&build), cost));
+        }
         let mut builds = vec![build.clone()];
         let mut points = vec![floors::Point {
             messages: build.messages,

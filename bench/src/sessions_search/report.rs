@@ -5,6 +5,7 @@ use super::build::{self, Build};
 use super::latency::{self, AnchorRun, SearchRun, Timed};
 use super::queries::{self, SetKind};
 use super::VISIBILITIES;
+use crate::index_cost;
 use crate::report::{load_average, Target, MB};
 use crate::stats::{median, percentile, sorted};
 
@@ -35,8 +36,9 @@ Chinese, Japanese or Korean (the cjk corpus' writer), the rest and all tool outp
 assistant in turn, {lmin}..{lmax} B aimed at; the messages of each {concurrent} consecutive sessions
 interleaved at random. Deferred indexing for the load, then reconcile({slice}) until done.
 The caller is the first session (root of the large tree); `tree` and `agent` are its
-visibilities. Then the anchor's index in the same file:
-  {openclaw}
+visibilities. Then the anchor's index in the same file (its `oc` table is the openclaw-style
+query's):
+  {cost}
 Queries: {per_set} per set, drawn from the messages themselves (seeded): a user/assistant
 message with probability proportional to its length, then a token of it (the engine's
 tokenizer); words have >= {min_word} characters. Sets: 1 word (as drawn, so mostly common words);
@@ -79,7 +81,7 @@ Load average at the start of the part (other work on the machine skews timings):
         lmax = build::LENGTHS.max,
         concurrent = build::CONCURRENT,
         slice = build::LOAD_SLICE_ROWS,
-        openclaw = build::OPENCLAW_SQL.replace('\n', "\n  "),
+        cost = index_cost::legend("  "),
         per_set = queries::QUERIES_PER_SET,
         min_word = queries::MIN_WORD_CHARS,
         rare = queries::RARE_MATCHES,
@@ -105,7 +107,11 @@ pub fn reconciliation_targets(builds: &[Build]) -> Vec<Target> {
         return Vec::new();
     }
     let rate = |build: &Build| build.indexed as f64 / build.reconcile_seconds;
-    let fts5_rate = |build: &Build| build.messages as f64 / build.openclaw_seconds;
+    let fts5_rate = |build: &Build| {
+        build.cost.as_ref().map_or(f64::NAN, |cost| {
+            cost.anchor_indexed as f64 / cost.anchor_indexing.seconds
+        })
+    };
     vec![
         Target::new(
             format!(
@@ -177,12 +183,6 @@ pub fn build(build: &Build) {
         build.db_bytes as f64 / MB,
     );
     println!(
-        "openclaw-style index (every role): built in {:.1} s; database {:.1} MB (+{:.1} MB)",
-        build.openclaw_seconds,
-        build.openclaw_db_bytes as f64 / MB,
-        (build.openclaw_db_bytes.saturating_sub(build.db_bytes)) as f64 / MB,
-    );
-    println!(
         "caller {} (tree depth {}); peak RSS of the build {:.1} MB",
         build.caller,
         build.tree_depth,
@@ -202,6 +202,14 @@ pub fn build(build: &Build) {
             visible.searchable_bytes as f64 / MB,
         );
     }
+    if let Some(cost) = &build.cost {
+        index_cost::print(&corpus(build), cost);
+    }
+}
+
+/// The corpus of `build`, as the index cost names it.
+pub fn corpus(build: &Build) -> String {
+    format!("search corpus {}k", build.messages / 1000)
 }
 
 /// A selection of timed runs: one set or all, one visibility or both.

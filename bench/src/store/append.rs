@@ -23,17 +23,26 @@ pub enum Workload {
     Batched,
     /// One transaction per message, as an agent writes a conversation.
     PerMessage,
+    /// One transaction per message of the rebuild's short chat turns, the
+    /// openclaw-style store against the immediate one only: the append
+    /// budget on a second corpus shape.
+    ShortTurns,
 }
 
 impl Workload {
     /// Both, in the order a run measures them.
-    pub const ALL: [Workload; 2] = [Workload::PerMessage, Workload::Batched];
+    pub const ALL: [Workload; 3] = [
+        Workload::PerMessage,
+        Workload::ShortTurns,
+        Workload::Batched,
+    ];
 
     /// The name used on the child's command line and in the report.
     pub fn name(self) -> &'static str {
         match self {
             Workload::Batched => "batched",
             Workload::PerMessage => "per-message",
+            Workload::ShortTurns => "short-turns",
         }
     }
 
@@ -48,7 +57,7 @@ impl Workload {
     pub fn rows_per_transaction(self) -> usize {
         match self {
             Workload::Batched => TRANSACTION_ROWS,
-            Workload::PerMessage => 1,
+            Workload::PerMessage | Workload::ShortTurns => 1,
         }
     }
 
@@ -56,7 +65,15 @@ impl Workload {
     fn messages_at_scale_1(self) -> f64 {
         match self {
             Workload::Batched => 100_000.0,
-            Workload::PerMessage => 20_000.0,
+            Workload::PerMessage | Workload::ShortTurns => 20_000.0,
+        }
+    }
+
+    /// Message lengths.
+    pub fn lengths(self) -> Lengths {
+        match self {
+            Workload::ShortTurns => super::rebuild::LENGTHS,
+            Workload::Batched | Workload::PerMessage => LENGTHS,
         }
     }
 
@@ -69,6 +86,7 @@ impl Workload {
         let (variants, depths) = match self {
             Workload::Batched => (&VARIANTS[..], &[][..]),
             Workload::PerMessage => (&VARIANTS[..4], &SPAWN_DEPTHS[1..]),
+            Workload::ShortTurns => (&VARIANTS[2..4], &[][..]),
         };
         let top = variants.iter().map(|&variant| Case { variant, depth: 0 });
         let deep = depths.iter().map(|&depth| Case {
@@ -297,7 +315,7 @@ pub fn run_one(
     let keys: Vec<String> = (0..SESSIONS).map(transcript::session_key).collect();
     database.create_sessions_at_depth(&keys, depth)?;
     let fill = database.fill_in(
-        &mut Transcript::new(SEED, LENGTHS),
+        &mut Transcript::new(SEED, workload.lengths()),
         &keys,
         messages(workload, scale),
         workload.rows_per_transaction(),

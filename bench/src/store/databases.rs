@@ -3,6 +3,7 @@
 //! statements.
 
 use super::transcript::{Row, Transcript};
+use crate::stats::thread_cpu_seconds;
 use rusqlite::Connection;
 use session_search::{IndexingMode, NewSession, Store, StoreOptions};
 use std::error::Error;
@@ -332,17 +333,6 @@ impl Database {
         ))?;
         Ok(conn.last_insert_rowid())
     }
-}
-
-/// Seconds this thread has run on a CPU, from the first field of
-/// `/proc/thread-self/schedstat` (nanoseconds, brought up to date at least
-/// every scheduler tick): what appends cost whatever else the machine runs,
-/// which their wall clock does not tell on a loaded machine. `None` where
-/// the file is missing or unreadable.
-fn thread_cpu_seconds() -> Option<f64> {
-    let schedstat = fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let nanoseconds: u64 = schedstat.split_whitespace().next()?.parse().ok()?;
-    Some(nanoseconds as f64 / 1e9)
 }
 
 /// Deletes the database at `path` with its WAL and shared-memory files.

@@ -7,10 +7,11 @@
 use super::databases::{self, Database, Variant, TRANSACTION_ROWS};
 use super::transcript::{self, Transcript};
 use crate::corpus::Lengths;
+use crate::index_cost;
 use crate::memory;
 use crate::search::fts5_string;
 use crate::stats::sorted;
-use crate::stats::timed_ms;
+use crate::stats::{spent, timed_ms};
 use serde::{Deserialize, Serialize};
 use session_search::{IndexingMode, Store};
 use std::error::Error;
@@ -108,8 +109,17 @@ pub struct Rebuild {
     pub drain: Drain,
     /// One entry per word of [`WORDS`].
     pub words: Vec<WordRun>,
+    /// The index after the load against the OpenClaw-style anchor over
+    /// the same rows, built then (and dropped before the searches).
+    pub cost: index_cost::Cost,
     /// Peak RSS of the benchmark's process, in KiB.
     pub peak_rss_kib: u64,
+}
+
+/// The corpus, as the index cost names it (the part's legend says what
+/// it is).
+pub fn corpus(messages: usize) -> String {
+    format!("short turns {}k", messages / 1000)
 }
 
 /// The number of messages at `scale`.
@@ -131,13 +141,18 @@ pub fn run(scale: f64, work: &Path) -> Result<Rebuild, Box<dyn Error>> {
     database.create_sessions(&keys)?;
     let load = database.fill(&mut Transcript::new(SEED, LENGTHS), &keys, messages(scale))?;
     let mut load_reconcile_seconds = 0.0;
-    while !reconcile(store, LOAD_SLICE_ROWS, &mut load_reconcile_seconds)?.done {}
+    let ((), indexing) = spent(|| -> session_search::Result<()> {
+        while !reconcile(store, LOAD_SLICE_ROWS, &mut load_reconcile_seconds)?.done {}
+        Ok(())
+    })?;
     store.set_indexing(IndexingMode::Immediate)?;
     let db_bytes = database.connection().query_row(
         "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size",
         [],
         |row| row.get(0),
     )?;
+    let cost = index_cost::measure(database.connection(), indexing)?;
+    index_cost::drop_anchor(database.connection())?;
     let mut words = query_full_index(&database)?;
     database.connection().execute(
         "UPDATE session_search_meta SET value = 0 WHERE key = 'tokenizer_version'",
@@ -164,6 +179,7 @@ pub fn run(scale: f64, work: &Path) -> Result<Rebuild, Box<dyn Error>> {
         slice_rows,
         drain,
         words,
+        cost,
         peak_rss_kib,
     })
 }

@@ -5,6 +5,7 @@ use super::append::{self, Append, CaseRuns, Run, Workload, IMMEDIATE, SPAWN_DEPT
 use super::databases::{Variant, INSERT_SQL, TRANSACTION_ROWS};
 use super::rebuild::{self, Rebuild};
 use super::rewind::{self, Rewind};
+use crate::index_cost;
 use crate::report::{load_average, Target, MB};
 use crate::stats::{median, percentile, sorted};
 use session_search::IndexingMode;
@@ -55,16 +56,21 @@ Messages are the english corpus' text; roles 40% user, 40% assistant, 20% tool
                                append wall clock, cpu (the inserting thread's time on a CPU
                                during the inserts, /proc/thread-self/schedstat, which other
                                load on the machine barely moves), fts and database bytes
+             short-turns  one message per transaction of the rebuild's short turns,
+                          openclaw-style and session-search immediate only
              fts MB: sum(length(block)) of the FTS5 index's _data table after the run
   rewind     `{}` moving the leaf {} messages back,
              then back to the old leaf (\"switch back\"), next to one append, each statement in
              its own transaction, in linear sessions of one store; median of {} rounds
-  rebuild    load (deferred, then reconcile({}) until done), then `{}` with
+  rebuild    load \"short turns\" of {}..{} B (deferred, then reconcile({}) until done), then
+             `{}` with
              {{\"caller\": the first session, \"visibility\": \"all\"}} on the full index
              ({} timed passes over the words after a warm-up pass); then tokenizer_version
              is set to 0 and reconcile(1) starts the rebuild; {} slices of reconcile({}) are
              timed; then Store::open on the same file (as a host opens it: its searches start
-             the background drain) and up to {} passes over the words while the drain rebuilds
+             the background drain) and up to {} passes over the words while the drain rebuilds;
+             after the load, the index cost (the anchor is dropped before the searches):
+  {}
   peak RSS   VmHWM of the child process that ran the benchmark (append: each run has its
              own, the largest is shown); messages are generated before each transaction,
              untimed, and not kept",
@@ -74,12 +80,15 @@ Messages are the english corpus' text; roles 40% user, 40% assistant, 20% tool
         rewind::REWIND_SQL,
         rewind::REWIND_BY,
         rewind::REPEATS,
+        rebuild::LENGTHS.min,
+        rebuild::LENGTHS.max,
         rebuild::LOAD_SLICE_ROWS,
         rebuild::SEARCH_SQL,
         rebuild::BEFORE_PASSES,
         rebuild::SLICES,
         rebuild::SLICE_ROWS,
         rebuild::DURING_PASSES,
+        index_cost::legend("  "),
     );
 }
 
@@ -98,7 +107,7 @@ pub fn append(append: &Append) {
         append.bytes() / append.messages.max(1),
         append::SESSIONS,
     );
-    let plain = append.of(Variant::Plain).median_total();
+    let plain = append.find(Variant::Plain).map(CaseRuns::median_total);
     let openclaw = append.of(Variant::OpenClaw).median_total();
     println!(
         "{:<38}{:>9}{:>9}{:>9}{:>11}{:>8}{:>8}{:>13}  runs s",
@@ -108,12 +117,13 @@ pub fn append(append: &Append) {
         let total = case.median_total();
         let db_bytes = case.runs.last().map_or(0, |run| run.db_bytes);
         let fts_bytes = case.runs.last().map_or(0, |run| run.fts_bytes);
+        let per_plain = plain.map_or_else(|| "-".to_owned(), |p| format!("{:.2}x", total / p));
         println!(
-            "{:<38}{:>9.2}{:>9.0}{:>8.2}x{:>10.2}x{:>8.1}{:>8.1}{:>13.1}  {}",
+            "{:<38}{:>9.2}{:>9.0}{:>9}{:>10.2}x{:>8.1}{:>8.1}{:>13.1}  {}",
             case.case.name(),
             total,
             append.messages as f64 / total,
-            total / plain,
+            per_plain,
             total / openclaw,
             db_bytes as f64 / MB,
             fts_bytes as f64 / MB,
@@ -354,6 +364,7 @@ pub fn rebuild(rebuild: &Rebuild) {
         "peak RSS {:.1} MB",
         rebuild.peak_rss_kib as f64 * 1024.0 / MB
     );
+    index_cost::print(&rebuild::corpus(rebuild.messages), &rebuild.cost);
 }
 
 /// Medians of every word's latencies together, before and during the
@@ -383,18 +394,32 @@ pub fn targets(appends: &[Append], rewind: &Rewind, rebuild: &Rebuild) -> Vec<Ta
     for append in appends {
         let name = append.workload.name();
         let immediate = append.of(IMMEDIATE).median_total();
-        targets.push(Target::new(
-            format!("append time ({name}), session-search immediate / plain tables"),
-            immediate / append.of(Variant::Plain).median_total(),
-            3.0,
-            "x",
-        ));
-        targets.push(Target::new(
-            format!("append time ({name}), session-search immediate / openclaw-style"),
-            immediate / append.of(Variant::OpenClaw).median_total(),
-            1.3,
-            "x",
-        ));
+        let openclaw = immediate / append.of(Variant::OpenClaw).median_total();
+        if let Some(plain) = append.find(Variant::Plain) {
+            targets.push(Target::new(
+                format!("append time ({name}), session-search immediate / plain tables"),
+                immediate / plain.median_total(),
+                3.0,
+                "x",
+            ));
+            targets.push(Target::new(
+                format!("append time ({name}), session-search immediate / openclaw-style"),
+                openclaw,
+                1.3,
+                "x",
+            ));
+        }
+        if append.workload.rows_per_transaction() == 1 {
+            targets.push(Target::new(
+                format!(
+                    "lean index, {name} {} B: append time / openclaw-style",
+                    lengths(append.workload)
+                ),
+                openclaw,
+                index_cost::APPEND_LIMIT,
+                "x",
+            ));
+        }
         let deepest = SPAWN_DEPTHS[SPAWN_DEPTHS.len() - 1];
         if let Some(deep) = append.at_depth(IMMEDIATE, deepest) {
             let top = PerMessage::of(append, append.of(IMMEDIATE));
@@ -439,5 +464,15 @@ pub fn targets(appends: &[Append], rewind: &Rewind, rebuild: &Rebuild) -> Vec<Ta
             "x",
         ),
     ]);
+    targets.extend(index_cost::targets(
+        &rebuild::corpus(rebuild.messages),
+        &rebuild.cost,
+    ));
     targets
+}
+
+/// The message lengths of `workload`, as printed.
+fn lengths(workload: Workload) -> String {
+    let lengths = workload.lengths();
+    format!("{}..{}", lengths.min, lengths.max)
 }
