@@ -421,14 +421,15 @@ mod tests {
     }
 
     #[test]
-    fn phrases_with_a_common_word_next_to_another_are_matched_with_pairs() {
+    fn phrases_with_a_common_word_before_another_are_matched_with_pairs() {
         assert_eq!(
             expression(r#""fix the error" "the""#),
             format!(r#""{}" AND "the""#, pair_string("fix the error"))
         );
+        assert_eq!(expression(r#""failed to""#), r#""failed to""#);
         assert_eq!(
-            expression(r#""failed to""#),
-            format!(r#""{}""#, pair_string("failed to"))
+            expression(r#""failed to start""#),
+            format!(r#""{}""#, pair_string("failed to start"))
         );
         assert_eq!(expression(r#""failed badly""#), r#""failed badly""#);
         assert_eq!(
@@ -446,13 +447,12 @@ mod tests {
             r#""staging deploy" AND "failed""#
         );
         assert_eq!(
-            expression("conf*"),
-            format!(r#"("{}*conf" OR "conf")"#, MARKER)
+            expression("con*"),
+            format!(r#"("{}*con" OR "con")"#, MARKER)
         );
-        assert_eq!(
-            expression("confi*"),
-            format!(r#"("{}*confi" OR "confi")"#, MARKER)
-        );
+        assert_eq!(expression("conf*"), r#""conf"*"#);
+        // Longer prefixes stay FTS5 prefixes.
+        assert_eq!(expression("confi*"), r#""confi"*"#);
         assert_eq!(expression("configura*"), r#""configura"*"#);
     }
 

@@ -134,3 +134,23 @@ SELECT sessions_search('Hunter2Hunter2xyz', '{"caller":"agent:main:cli:1"}');
 SELECT json_extract(sessions_search('rotate Hunter2*', '{"caller":"agent:main:cli:1"}'), '$.results') = json_extract(sessions_search('rotate absentword', '{"caller":"agent:main:cli:1"}'), '$.results');
 SELECT json_extract(sessions_search('rotate Hunter2*', '{"caller":"agent:main:cli:1"}'), '$.terms[1].messages');
 SELECT count(*) FROM json_each(sessions_search('rotate Hunter2*', '{"caller":"agent:main:cli:1"}'), '$.results') WHERE json_extract(value, '$.partial') IS NULL;
+.print -- a database indexed by tokenizer version 11 (prefix tokens of 4 to 8
+.print -- characters, pairs of a word and the common word after it) is rebuilt:
+.print -- sessions_init() empties its index at once, the first search catches up,
+.print -- and the old tokens are gone
+.open --deserialize tests/fixtures/tokenizer-v11.db
+.load dist/session_search
+SELECT value FROM session_search_meta WHERE key = 'tokenizer_version';
+CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, session_search_fts, 'row');
+SELECT count(*) FROM temp.vocab WHERE term IN (char(57344) || '*depl', char(57344) || '+failed to');
+SELECT sessions_init();
+SELECT count(*) FROM temp.vocab;
+SELECT sessions_search('deplo*', '{"caller":"agent:main:cli:1"}');
+SELECT sessions_search('"failed to start"', '{"caller":"agent:main:cli:1"}');
+SELECT sessions_reconcile(100);
+SELECT sessions_status();
+SELECT count(*) FROM temp.vocab WHERE term IN (char(57344) || '*depl', char(57344) || '+failed to');
+SELECT count(*) FROM temp.vocab WHERE term IN (char(57344) || '*dep', char(57344) || '+to start');
+SELECT group_concat(json_extract(r.value, '$.messageId'), ' ') FROM json_each(sessions_search('deplo*', '{"caller":"agent:main:cli:1","visibility":"all"}'), '$.results') r;
+SELECT json_extract(sessions_search('"failed to start"', '{"caller":"agent:main:cli:1"}'), '$.results[0].snippet');
+SELECT sessions_search('Hunter2Hunter2xyz', '{"caller":"agent:main:cli:1"}');

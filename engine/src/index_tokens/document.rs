@@ -71,8 +71,6 @@ mod tests {
             [
                 ("deploy".to_owned(), false),
                 (format!("{MARKER}*dep"), true),
-                (format!("{MARKER}*depl"), true),
-                (format!("{MARKER}*deplo"), true),
                 ("deploy".to_owned(), false),
                 ("now".to_owned(), false),
                 (marker(tier(2, 3).unwrap(), "deploy"), true),

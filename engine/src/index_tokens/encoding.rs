@@ -14,8 +14,7 @@
 pub const MARKER: char = '\u{E000}';
 
 /// Follows [`MARKER`] in the marker of the best tier; the marker of tier
-/// `n` (from 0) has the character `n` code points after it: `1` to `9`,
-/// then `:` for the tenth.
+/// `n` (from 0) has the character `n` code points after it: `1` to `8`.
 pub const FIRST_TIER_TAG: char = '1';
 
 /// Follows [`MARKER`] in a pair token (`+the error`), and in a query

@@ -15,10 +15,10 @@
 //!      [`RUN_BOUNDARY`](crate::tokenizer::RUN_BOUNDARY) after a run of a
 //!      script written without spaces;
 //!   2. **pair tokens** ([`pairs`]): before each word, the pair token of
-//!      the word before and this one when either is one of the
+//!      the word before and this one when the word before is one of the
 //!      [`common_words`], colocated with the word before;
-//!   3. **prefix tokens** ([`prefixes`]): where a word first occurs, its
-//!      first 3 to 8 characters, colocated with it;
+//!   3. **prefix tokens** ([`prefixes`]): where a word longer than three
+//!      characters first occurs, its first three, colocated with it;
 //!   4. **tier markers** ([`tiers`]): after the last word, colocated with
 //!      it, each word whose BM25 weight reaches a tier, once per occurrence.
 //!
@@ -38,10 +38,10 @@
 //!
 //! | encoding | family | meaning | example |
 //! | --- | --- | --- | --- |
-//! | [`MARKER`](encoding::MARKER) U+E000, a tier's tag ([`FIRST_TIER_TAG`](encoding::FIRST_TIER_TAG) `1` for the best, … `9`, `:` for the tenth), a word | tier marker | the word weighs at least the tier's floor in this message; once per occurrence of the word, at the message's last position | `\u{E000}1deploy` |
-//! | [`MARKER`](encoding::MARKER), [`PAIRS_TAG`](encoding::PAIRS_TAG) `+`, a word, a space, the next word | pair token | the two words follow each other here (one of them common); at the first word's position | `\u{E000}+the error` |
+//! | [`MARKER`](encoding::MARKER) U+E000, a tier's tag ([`FIRST_TIER_TAG`](encoding::FIRST_TIER_TAG) `1` for the best, … `8` for the eighth), a word | tier marker | the word weighs at least the tier's floor in this message; once per occurrence of the word, at the message's last position | `\u{E000}1deploy` |
+//! | [`MARKER`](encoding::MARKER), [`PAIRS_TAG`](encoding::PAIRS_TAG) `+`, a word, a space, the next word | pair token | the two words follow each other here (the first one common); at the first word's position | `\u{E000}+the error` |
 //! | [`MARKER`](encoding::MARKER), [`PAIRS_TAG`](encoding::PAIRS_TAG) `+`, a phrase as typed | pair string (queries only) | match this phrase with its pair tokens | `\u{E000}+fix the error` |
-//! | [`MARKER`](encoding::MARKER), [`PREFIX_TAG`](encoding::PREFIX_TAG) `*`, 3 to 8 characters | prefix token | a word of this message starts with them; at the word's first position | `\u{E000}*dep` |
+//! | [`MARKER`](encoding::MARKER), [`PREFIX_TAG`](encoding::PREFIX_TAG) `*`, 3 characters | prefix token | a word of this message starts with them; at the word's first position | `\u{E000}*dep` |
 //! | [`SCOPE_MARKER`](encoding::SCOPE_MARKER) U+E001 (`char(57345)` in `sql/schema.sql`), then words | scope column | the text of the scope column: its words share one position | `\u{E001}a6f7073 t6d31` |
 //! | [`AGENT_SCOPE_TAG`](encoding::AGENT_SCOPE_TAG) `a`, the hex of an `agent_id` | scope word | the message's session belongs to that agent | `a6f7073` |
 //! | [`TREE_SCOPE_TAG`](encoding::TREE_SCOPE_TAG) `t`, the hex of a session key | scope word | the message's session is that session or descends from it through `spawned_by` (keys at most 3 levels below the chain's top) | `t6d31` |

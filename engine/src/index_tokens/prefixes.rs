@@ -15,11 +15,13 @@
 //! messages, read as ordinary lists that FTS5 walks lazily, so a page of
 //! the newest matches stops early. Other prefix terms stay FTS5 prefixes.
 //!
-//! The lengths run up to 8 characters, as a prefix of a common word typed
-//! whole (`request*`, `function*`) is merged with that word's whole list:
-//! `error*` took 61 ms on 3 million messages as an FTS5 prefix. Longer
-//! prefixes are mostly of rarer words, and one or two characters (`a*`,
-//! `th*`) start most words of a history, whose lists FTS5 still merges.
+//! Only three characters get tokens: a prefix of three characters starts
+//! the most words of the prefixes FTS5 can merge at reasonable cost, while
+//! a longer one starts fewer words, whose lists FTS5 merges in a few
+//! milliseconds even on a million messages (tokens of 4 to 8 characters
+//! took 130 bytes per message and bought no measurable speed there; see
+//! docs/benchmarks.md). One or two characters (`a*`, `th*`) start most
+//! words of a history, whose lists FTS5 still merges.
 
 use super::common_words::is_common;
 use super::encoding::{MARKER, PREFIX_TAG};
@@ -28,7 +30,7 @@ use crate::tokenizer::Token;
 /// The lengths, in characters, of the prefixes that get tokens. Changing
 /// them changes the token stream (bump
 /// [`crate::tokenizer::TOKENIZER_VERSION`]).
-pub const PREFIX_LENGTHS: [usize; 6] = [3, 4, 5, 6, 7, 8];
+pub const PREFIX_LENGTHS: [usize; 1] = [3];
 
 /// Emits, colocated with `token` (just emitted), its prefix tokens;
 /// `buffer` holds each one's text in turn.
@@ -84,15 +86,12 @@ mod tests {
     }
 
     #[test]
-    fn a_token_gets_each_prefix_shorter_than_itself() {
-        assert_eq!(prefixes("deploy"), ["dep", "depl", "deplo"]);
-        assert_eq!(
-            prefixes("deployments"),
-            ["dep", "depl", "deplo", "deploy", "deploym", "deployme"]
-        );
+    fn a_token_longer_than_three_characters_gets_its_first_three() {
+        assert_eq!(prefixes("deploy"), ["dep"]);
+        assert_eq!(prefixes("deployments"), ["dep"]);
         assert_eq!(prefixes("depl"), ["dep"]);
         assert!(prefixes("dep").is_empty());
-        assert_eq!(prefixes("привет"), ["при", "прив", "приве"]);
+        assert_eq!(prefixes("привет"), ["при"]);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //!
 //! | family | the compiler writes | the tokenizer reads it as |
 //! | --- | --- | --- |
-//! | pair tokens | a phrase with a common word next to another as [`pair_string`] (see [`phrase_has_pairs`]) | [`pair_tokens`]: each word that another follows, when either is common, as their pair token; a last word after a pair left out |
+//! | pair tokens | a phrase with a common word before another as [`pair_string`] (see [`phrase_has_pairs`]) | [`pair_tokens`]: each common word that another follows, as their pair token; a last word after a pair left out |
 //! | prefix tokens | a one-word prefix of a length in [`PREFIX_LENGTHS`] as [`prefix_alternatives`]: the prefix token's string, the word, and each longer common word it starts | [`marker_token`]: the prefix token, its characters folded |
 //! | tier markers | a one-word query ranked by tiers as [`tiers::marker`] of the word as typed | [`marker_token`]: the marker, its word folded |
 
@@ -67,9 +67,8 @@ pub fn marker_token(tokenizer: &mut Tokenizer, text: &[u8]) -> Option<String> {
 }
 
 /// In a query, a [`pair_string`]: its words as `tokenizer` gives them, as
-/// `(text, start, end)` in `text`, each word that another follows, when
-/// either is a common word, replaced by their pair token. `None` for
-/// anything else.
+/// `(text, start, end)` in `text`, each common word that another follows
+/// replaced by their pair token. `None` for anything else.
 pub fn pair_tokens(tokenizer: &mut Tokenizer, text: &[u8]) -> Option<Vec<(String, usize, usize)>> {
     let tag = pair_string("");
     let rest = text.strip_prefix(tag.as_bytes())?;
@@ -121,24 +120,22 @@ mod tests {
     }
 
     #[test]
-    fn a_tagged_query_string_replaces_words_next_to_a_common_one() {
+    fn a_tagged_query_string_pairs_each_common_word_with_the_next() {
         assert_eq!(
             query(&pair_string("fix the error now")).unwrap(),
-            [&pair("fix", "the"), &pair("the", "error"), "error", "now"]
+            ["fix", &pair("the", "error"), "error", "now"]
         );
         assert_eq!(
             query(&pair_string("to the end of")).unwrap(),
-            [pair("to", "the"), pair("the", "end"), pair("end", "of")]
+            [&pair("to", "the"), &pair("the", "end"), "end", "of"]
         );
         // The pair alone says the last word follows.
         assert_eq!(
             query(&pair_string("the error")).unwrap(),
             [pair("the", "error")]
         );
-        assert_eq!(
-            query(&pair_string("failed to")).unwrap(),
-            [pair("failed", "to")]
-        );
+        // A common word after another is itself.
+        assert_eq!(query(&pair_string("failed to")).unwrap(), ["failed", "to"]);
         assert_eq!(query(&pair_string("of the")).unwrap(), [pair("of", "the")]);
         assert_eq!(
             query(&pair_string("failed badly")).unwrap(),
@@ -148,8 +145,8 @@ mod tests {
     }
 
     #[test]
-    fn phrases_with_a_common_word_next_to_another_have_pairs() {
-        assert!(phrase_has_pairs(&["failed", "to"]));
+    fn phrases_with_a_common_word_before_another_have_pairs() {
+        assert!(!phrase_has_pairs(&["failed", "to"]));
         assert!(phrase_has_pairs(&["the", "error"]));
         assert!(!phrase_has_pairs(&["failed", "badly"]));
         assert!(!phrase_has_pairs(&["the"]));
@@ -168,7 +165,7 @@ mod tests {
     }
 
     #[test]
-    fn a_query_of_a_prefix_length_asks_for_its_token_the_word_and_common_words() {
+    fn a_query_of_three_characters_asks_for_its_token_the_word_and_common_words() {
         assert_eq!(
             prefix_alternatives("Dep", "dep").unwrap(),
             [format!("\"{MARKER}*Dep\""), "\"Dep\"".to_owned()]
@@ -182,8 +179,7 @@ mod tests {
             ]
         );
         assert!(prefix_alternatives("de", "de").is_none());
-        assert!(prefix_alternatives("deployme", "deployme").is_some());
-        assert!(prefix_alternatives("deploymen", "deploymen").is_none());
+        assert!(prefix_alternatives("depl", "depl").is_none());
     }
 
     #[test]
