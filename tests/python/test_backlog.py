@@ -363,9 +363,11 @@ class BacklogTest(unittest.TestCase):
         conn.execute("INSERT INTO sessions(session_key, agent_id, created_at) VALUES ('s0', 'main', 1)")
         rows = 60_000
         words = [f"term{i}" for i in range(5_000)]
+        # 80 words a message: enough tokens for FTS5 to write the backlog
+        # in several segments.
         conn.execute("BEGIN")
         conn.executemany("INSERT INTO messages(session_key, role, content, created_at) VALUES ('s0', 'user', ?, ?)",
-                         ((" ".join(words[(i * 7919 + j * 104729) % len(words)] for j in range(40)), i)
+                         ((" ".join(words[(i * 7919 + j * 104729) % len(words)] for j in range(80)), i)
                           for i in range(rows)))
         conn.execute("COMMIT")
         # A slice that indexes everything, in many FTS5 segments, has no
