@@ -1369,4 +1369,44 @@ mod tests {
             .unwrap_err();
         assert!(err.to_string().contains("visiblity"), "{err}");
     }
+
+    /// The names of the result columns of `sql`'s last statement: its last
+    /// `SELECT` at the start of a line, up to its `FROM`, each column's
+    /// alias or the name after its table.
+    fn result_columns(sql: &str) -> Vec<String> {
+        let start = sql.rfind("\nSELECT ").map_or(0, |at| at + 1) + "SELECT ".len();
+        let list = &sql[start..];
+        let mut columns = Vec::new();
+        let (mut depth, mut from) = (0, 0);
+        for (at, c) in list.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                ',' if depth == 0 => {
+                    columns.push(&list[from..at]);
+                    from = at + 1;
+                }
+                _ if depth == 0 && list[at..].starts_with("FROM") => {
+                    columns.push(&list[from..at]);
+                    break;
+                }
+                _ => {}
+            }
+        }
+        columns
+            .into_iter()
+            .map(|column| {
+                let column = column.trim();
+                let name = column.rsplit(" AS ").next().unwrap_or(column);
+                name.rsplit('.').next().unwrap_or(name).to_owned()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rows_are_read_by_the_names_their_statements_select() {
+        assert_eq!(result_columns(SEARCH_SQL), CANDIDATE_COLUMNS);
+        assert_eq!(result_columns(GROUPED_SEARCH_SQL), PAGE_COLUMNS);
+        assert_eq!(result_columns(HIT_SQL), HIT_COLUMNS);
+    }
 }
