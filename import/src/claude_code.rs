@@ -13,6 +13,7 @@
 //! the working directory, `cwd`.
 
 use super::blocks::{text_or_blocks, unix_ms, user_message};
+use super::locations::Tool;
 use super::registry::Importer;
 use super::writer::{HostMessage, Parent, SessionInfo, Writer};
 use super::{directory_name, file_stem, Issue, Opened, Reader};
@@ -185,6 +186,14 @@ fn typed_text(content: &Value) -> String {
         _ => String::new(),
     }
 }
+
+/// Where Claude Code keeps its sessions.
+pub(super) const TOOLS: &[Tool] = &[Tool {
+    name: "Claude Code",
+    variable: Some("CLAUDE_CONFIG_DIR"),
+    home_folder: ".claude",
+    folders: &["projects"],
+}];
 
 /// The importer of Claude Code session files.
 pub(super) struct ClaudeCodeImporter;

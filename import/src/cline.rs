@@ -52,6 +52,7 @@
 //! the active branch.
 
 use super::blocks::{fingerprint, text_block, text_or_blocks, CONTEXT_BLOCK};
+use super::locations::{Tool, EDITOR_DATA};
 use super::records::{each_record_of, first_record, Opened, RecordReader, Sessions};
 use super::registry::Importer;
 use super::writer::{HostMessage, Parent, SessionInfo};
@@ -734,6 +735,54 @@ fn user(blocks: Vec<Value>) -> (Role, Vec<Value>) {
     };
     (role, message.blocks)
 }
+
+/// Where Cline keeps its tasks: in the editors' data folder, and for its
+/// command line in `~/.cline`.
+pub(super) const CLINE_TOOLS: &[Tool] = &[
+    Tool {
+        name: "Cline",
+        variable: EDITOR_DATA.0,
+        home_folder: EDITOR_DATA.1,
+        folders: &[
+            "Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
+            "Code - Insiders/User/globalStorage/saoudrizwan.claude-dev/tasks",
+            "VSCodium/User/globalStorage/saoudrizwan.claude-dev/tasks",
+            "Cursor/User/globalStorage/saoudrizwan.claude-dev/tasks",
+        ],
+    },
+    Tool {
+        name: "Cline",
+        variable: Some("CLINE_DIR"),
+        home_folder: ".cline",
+        folders: &["data/tasks"],
+    },
+];
+
+/// Where Roo Code keeps its tasks, in the editors' data folder.
+pub(super) const ROO_CODE_TOOLS: &[Tool] = &[Tool {
+    name: "Roo Code",
+    variable: EDITOR_DATA.0,
+    home_folder: EDITOR_DATA.1,
+    folders: &[
+        "Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
+        "Code - Insiders/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
+        "VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
+        "Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
+    ],
+}];
+
+/// Where Kilo Code keeps its tasks, in the editors' data folder.
+pub(super) const KILO_CODE_TOOLS: &[Tool] = &[Tool {
+    name: "Kilo Code",
+    variable: EDITOR_DATA.0,
+    home_folder: EDITOR_DATA.1,
+    folders: &[
+        "Code/User/globalStorage/kilocode.kilo-code/tasks",
+        "Code - Insiders/User/globalStorage/kilocode.kilo-code/tasks",
+        "VSCodium/User/globalStorage/kilocode.kilo-code/tasks",
+        "Cursor/User/globalStorage/kilocode.kilo-code/tasks",
+    ],
+}];
 
 /// The importer of Cline tasks; Roo Code's and Kilo Code's, which write
 /// the same, are its [`MemberImporter`].

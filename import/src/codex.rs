@@ -24,6 +24,7 @@
 //! with `id` and `timestamp`, then bare items) are read too.
 
 use super::blocks::{text_block, unix_ms, user_message};
+use super::locations::Tool;
 use super::registry::Importer;
 use super::writer::{HostMessage, Parent, SessionInfo, Writer};
 use super::{file_stem, quiet, Issue, Opened, Reader};
@@ -442,6 +443,14 @@ fn text_as_text_block(block: Value) -> Value {
         _ => block,
     }
 }
+
+/// Where Codex keeps its rollouts.
+pub(super) const TOOLS: &[Tool] = &[Tool {
+    name: "Codex",
+    variable: Some("CODEX_HOME"),
+    home_folder: ".codex",
+    folders: &["sessions", "archived_sessions"],
+}];
 
 /// The importer of Codex CLI rollouts.
 pub(super) struct CodexImporter;

@@ -27,6 +27,7 @@
 
 use super::blocks::{text_block, unix_ms, user_message};
 use super::database::{self, DatabaseReader};
+use super::locations::{Tool, EDITOR_DATA};
 use super::records::Sessions;
 use super::registry::Importer;
 use super::writer::{HostMessage, Parent, SessionInfo, Writer};
@@ -39,7 +40,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 /// The database's file name.
-pub(super) const DATABASE_NAME: &str = "state.vscdb";
+const DATABASE_NAME: &str = "state.vscdb";
 
 /// The `ItemTable` keys of chats in older versions.
 const LEGACY_CHAT: &str = "workbench.panel.aichat.view.aichat.chatdata";
@@ -407,11 +408,26 @@ fn tool(data: &mut Value) -> Vec<Value> {
     blocks
 }
 
+/// Where Cursor keeps its chats, in the editors' data folder.
+pub(super) const TOOLS: &[Tool] = &[Tool {
+    name: "Cursor",
+    variable: EDITOR_DATA.0,
+    home_folder: EDITOR_DATA.1,
+    folders: &[
+        "Cursor/User/globalStorage/state.vscdb",
+        "Cursor/User/workspaceStorage",
+    ],
+}];
+
 /// The importer of Cursor's chat databases.
 pub(super) struct CursorImporter;
 
 impl Importer for CursorImporter {
     fn reads_file_named(&self, name: &str) -> bool {
+        name == DATABASE_NAME
+    }
+
+    fn is_database_name(&self, name: &str) -> bool {
         name == DATABASE_NAME
     }
 

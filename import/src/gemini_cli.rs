@@ -23,6 +23,7 @@
 //! tool calls: stored, not searchable. The sessions are linear.
 
 use super::blocks::{text_block, unix_ms, user_message, CONTEXT_BLOCK};
+use super::locations::Tool;
 use super::records::{Opened, RecordReader, Sessions};
 use super::registry::Importer;
 use super::writer::{HostMessage, Parent, SessionInfo};
@@ -230,6 +231,15 @@ fn parts(content: Value) -> Vec<Value> {
         })
         .collect()
 }
+
+/// Where Gemini CLI keeps its sessions: the variable stands for the home
+/// directory itself.
+pub(super) const TOOLS: &[Tool] = &[Tool {
+    name: "Gemini CLI",
+    variable: Some("GEMINI_CLI_HOME"),
+    home_folder: "",
+    folders: &[".gemini/tmp"],
+}];
 
 /// The importer of Gemini CLI sessions.
 pub(super) struct GeminiCliImporter;

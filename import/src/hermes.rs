@@ -53,6 +53,7 @@
 
 use super::blocks::{fingerprint, text_block, unix_ms, user_message};
 use super::database::{self, DatabaseReader};
+use super::locations::Tool;
 use super::records::{self, RecordReader, Sessions};
 use super::registry::Importer;
 use super::writer::{HostMessage, Parent, SessionInfo, Writer};
@@ -65,7 +66,7 @@ use session_search::{Result, Role, Store};
 use std::path::Path;
 
 /// The database's file name.
-pub(super) const DATABASE_NAME: &str = "state.db";
+const DATABASE_NAME: &str = "state.db";
 
 /// How a compaction summary starts (the current and the first wording),
 /// and the delimiter before one merged into a message.
@@ -616,6 +617,15 @@ fn in_database(store: &Store, id: &str) -> Result<bool> {
     Ok(found.is_some())
 }
 
+/// Where Hermes Agent keeps its sessions: the database first, as a session
+/// log of a session it holds adds nothing.
+pub(super) const TOOLS: &[Tool] = &[Tool {
+    name: "Hermes Agent",
+    variable: Some("HERMES_HOME"),
+    home_folder: ".hermes",
+    folders: &["state.db", "sessions"],
+}];
+
 /// The importer of Hermes Agent's session store, session logs and gateway
 /// transcripts.
 pub(super) struct HermesImporter;
@@ -624,6 +634,11 @@ impl Importer for HermesImporter {
     /// `state.db`, `sessions/session_<id>.json` and `sessions/<id>.jsonl`.
     fn reads_file_named(&self, name: &str) -> bool {
         reads_file_named(name)
+    }
+
+    /// `state.db`, read before the logs of the sessions it holds.
+    fn is_database_name(&self, name: &str) -> bool {
+        name == DATABASE_NAME
     }
 
     /// Its session logs and gateway transcripts.

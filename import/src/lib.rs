@@ -789,14 +789,15 @@ pub fn companion_files(path: &Path) -> Vec<PathBuf> {
     }
 }
 
-/// Whether `path` is named as a database a directory import reads.
+/// Whether `path` is named as a database a directory import reads (see
+/// [`Importer::is_database_name`]).
 fn is_database_name(path: &Path) -> bool {
     path.file_name()
         .and_then(|name| name.to_str())
         .is_some_and(|name| {
-            name == hermes::DATABASE_NAME
-                || name == cursor::DATABASE_NAME
-                || opencode::is_database_name(name)
+            Format::ALL
+                .into_iter()
+                .any(|format| format.importer().is_database_name(name))
         })
 }
 

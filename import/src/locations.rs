@@ -4,9 +4,12 @@
 //!
 //! Each tool's folder is under a base directory that the tool's own
 //! environment variable moves (the one the tool itself reads), else under
-//! the home directory. The table is in [`TOOLS`]; [`default_locations`]
-//! resolves it for an environment.
+//! the home directory. Each format's line of the registry names the tools
+//! that write it and their folders ([`Tool`], in the order
+//! [`super::registry::tools`] gives); [`default_locations`] resolves them
+//! for an environment.
 
+use super::registry::{registered, tools};
 use super::Format;
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -17,7 +20,7 @@ use std::path::PathBuf;
 pub fn formats_without_default_location() -> Vec<Format> {
     Format::ALL
         .into_iter()
-        .filter(|format| TOOLS.iter().all(|tool| tool.format != *format))
+        .filter(|format| registered(*format).tools.is_empty())
         .collect()
 }
 
@@ -30,145 +33,30 @@ pub struct Location {
     pub path: PathBuf,
 }
 
-/// One row of the table: a tool, its base directory (`$variable` when
-/// set, else `home_folder` in the home directory) and its folders in it.
-struct Tool {
-    name: &'static str,
-    format: Format,
-    variable: Option<&'static str>,
-    home_folder: &'static str,
-    folders: &'static [&'static str],
+/// A tool's default folders: its base directory (`$variable` when set,
+/// else `home_folder` in the home directory) and its folders in it.
+pub(crate) struct Tool {
+    /// The tool, for people.
+    pub name: &'static str,
+    /// The environment variable that moves its base directory.
+    pub variable: Option<&'static str>,
+    /// Its base directory in the home directory.
+    pub home_folder: &'static str,
+    /// Its folders (or files) in its base directory, in the order read.
+    pub folders: &'static [&'static str],
 }
 
 /// Where editors built on VS Code (VS Code, its Insiders build, VSCodium,
 /// Cursor) keep their settings and extension data
 /// (Electron's application data folder): its variable and its folder in the
-/// home directory.
+/// home directory. The other tools' folders are the same on Linux, macOS
+/// and Windows, where the home directory is `%USERPROFILE%`.
 #[cfg(target_os = "macos")]
-const EDITOR_DATA: (Option<&str>, &str) = (None, "Library/Application Support");
+pub(crate) const EDITOR_DATA: (Option<&str>, &str) = (None, "Library/Application Support");
 #[cfg(windows)]
-const EDITOR_DATA: (Option<&str>, &str) = (Some("APPDATA"), "AppData/Roaming");
+pub(crate) const EDITOR_DATA: (Option<&str>, &str) = (Some("APPDATA"), "AppData/Roaming");
 #[cfg(not(any(target_os = "macos", windows)))]
-const EDITOR_DATA: (Option<&str>, &str) = (Some("XDG_CONFIG_HOME"), ".config");
-
-/// The default locations, tool by tool (the same on Linux, macOS and
-/// Windows, where the home directory is `%USERPROFILE%`, but for the
-/// editors' [`EDITOR_DATA`]).
-const TOOLS: &[Tool] = &[
-    Tool {
-        name: "Claude Code",
-        format: Format::ClaudeCode,
-        variable: Some("CLAUDE_CONFIG_DIR"),
-        home_folder: ".claude",
-        folders: &["projects"],
-    },
-    Tool {
-        name: "Codex",
-        format: Format::Codex,
-        variable: Some("CODEX_HOME"),
-        home_folder: ".codex",
-        folders: &["sessions", "archived_sessions"],
-    },
-    Tool {
-        name: "OpenClaw",
-        format: Format::OpenClaw,
-        variable: Some("OPENCLAW_STATE_DIR"),
-        home_folder: ".openclaw",
-        folders: &["agents"],
-    },
-    Tool {
-        name: "pi",
-        format: Format::OpenClaw,
-        variable: Some("PI_CODING_AGENT_DIR"),
-        home_folder: ".pi/agent",
-        folders: &["sessions"],
-    },
-    // The variable stands for the home directory itself.
-    Tool {
-        name: "Gemini CLI",
-        format: Format::GeminiCli,
-        variable: Some("GEMINI_CLI_HOME"),
-        home_folder: "",
-        folders: &[".gemini/tmp"],
-    },
-    // The database first: it holds what OpenCode copied from its older
-    // storage, whose sessions then add nothing.
-    Tool {
-        name: "OpenCode",
-        format: Format::OpenCode,
-        variable: Some("XDG_DATA_HOME"),
-        home_folder: ".local/share",
-        folders: &["opencode/opencode.db", "opencode/storage"],
-    },
-    Tool {
-        name: "Kilo",
-        format: Format::Kilo,
-        variable: Some("XDG_DATA_HOME"),
-        home_folder: ".local/share",
-        folders: &["kilo/kilo.db", "kilo/storage"],
-    },
-    Tool {
-        name: "Cline",
-        format: Format::Cline,
-        variable: EDITOR_DATA.0,
-        home_folder: EDITOR_DATA.1,
-        folders: &[
-            "Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
-            "Code - Insiders/User/globalStorage/saoudrizwan.claude-dev/tasks",
-            "VSCodium/User/globalStorage/saoudrizwan.claude-dev/tasks",
-            "Cursor/User/globalStorage/saoudrizwan.claude-dev/tasks",
-        ],
-    },
-    Tool {
-        name: "Cline",
-        format: Format::Cline,
-        variable: Some("CLINE_DIR"),
-        home_folder: ".cline",
-        folders: &["data/tasks"],
-    },
-    Tool {
-        name: "Roo Code",
-        format: Format::RooCode,
-        variable: EDITOR_DATA.0,
-        home_folder: EDITOR_DATA.1,
-        folders: &[
-            "Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
-            "Code - Insiders/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
-            "VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
-            "Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
-        ],
-    },
-    Tool {
-        name: "Kilo Code",
-        format: Format::KiloCode,
-        variable: EDITOR_DATA.0,
-        home_folder: EDITOR_DATA.1,
-        folders: &[
-            "Code/User/globalStorage/kilocode.kilo-code/tasks",
-            "Code - Insiders/User/globalStorage/kilocode.kilo-code/tasks",
-            "VSCodium/User/globalStorage/kilocode.kilo-code/tasks",
-            "Cursor/User/globalStorage/kilocode.kilo-code/tasks",
-        ],
-    },
-    // The database first: a session log of a session it holds adds nothing.
-    Tool {
-        name: "Hermes Agent",
-        format: Format::Hermes,
-        variable: Some("HERMES_HOME"),
-        home_folder: ".hermes",
-        folders: &["state.db", "sessions"],
-    },
-    Tool {
-        name: "Cursor",
-        format: Format::Cursor,
-        variable: EDITOR_DATA.0,
-        home_folder: EDITOR_DATA.1,
-        folders: &[
-            "Cursor/User/globalStorage/state.vscdb",
-            "Cursor/User/workspaceStorage",
-        ],
-    },
-];
+pub(crate) const EDITOR_DATA: (Option<&str>, &str) = (Some("XDG_CONFIG_HOME"), ".config");
 
 /// The default locations in the environment `var` reads (empty values
 /// count as unset): every tool's folders, whether they exist or not. The
@@ -198,7 +86,7 @@ pub fn default_locations(var: impl Fn(&str) -> Option<OsString>) -> Result<Vec<L
     };
     let home = var("HOME").or_else(|| var("USERPROFILE"));
     let mut locations = Vec::new();
-    for tool in TOOLS {
+    for tool in tools() {
         let base = tool
             .variable
             .and_then(var)

@@ -9,6 +9,7 @@
 //! counted by type and lets messages hang from its parent.
 
 use super::blocks::{text_block, text_or_blocks, unix_ms, user_message};
+use super::locations::Tool;
 use super::registry::Importer;
 use super::writer::{HostMessage, Parent, SessionInfo, Writer};
 use super::{directory_name, file_stem, Issue, Opened, Reader};
@@ -169,6 +170,22 @@ fn role_and_content(mut message: Value) -> Result<(Role, Vec<Value>), String> {
         _ => (Role::System, content(&mut message)?),
     })
 }
+
+/// Where OpenClaw and pi keep their sessions.
+pub(super) const TOOLS: &[Tool] = &[
+    Tool {
+        name: "OpenClaw",
+        variable: Some("OPENCLAW_STATE_DIR"),
+        home_folder: ".openclaw",
+        folders: &["agents"],
+    },
+    Tool {
+        name: "pi",
+        variable: Some("PI_CODING_AGENT_DIR"),
+        home_folder: ".pi/agent",
+        folders: &["sessions"],
+    },
+];
 
 /// The importer of OpenClaw and pi-agent session files.
 pub(super) struct OpenClawImporter;

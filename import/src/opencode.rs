@@ -76,6 +76,7 @@
 
 use super::blocks::{unix_ms, user_message, CONTEXT_BLOCK};
 use super::database::{self, DatabaseReader};
+use super::locations::Tool;
 use super::records::{Opened, RecordReader, Sessions};
 use super::registry::Importer;
 use super::writer::{HostMessage, Parent, SessionInfo};
@@ -118,7 +119,7 @@ fn is_session_file_name(name: &str) -> bool {
 
 /// Whether `name` is one of an OpenCode or Kilo database: `opencode.db`,
 /// `opencode-<channel>.db`, `kilo.db`, `kilo-<channel>.db`.
-pub(super) fn is_database_name(name: &str) -> bool {
+fn is_database_name(name: &str) -> bool {
     ["opencode", KILO].iter().any(|tool| {
         name.strip_prefix(tool)
             .and_then(|rest| rest.strip_suffix(".db"))
@@ -653,6 +654,23 @@ fn role_and_content(info: &Value, parts: Vec<Value>) -> (Role, Vec<Value>) {
     }
 }
 
+/// Where OpenCode keeps its sessions: the database first, as it holds what
+/// OpenCode copied from its older storage, whose sessions then add nothing.
+pub(super) const OPENCODE_TOOLS: &[Tool] = &[Tool {
+    name: "OpenCode",
+    variable: Some("XDG_DATA_HOME"),
+    home_folder: ".local/share",
+    folders: &["opencode/opencode.db", "opencode/storage"],
+}];
+
+/// Where Kilo keeps its sessions, as OpenCode does.
+pub(super) const KILO_TOOLS: &[Tool] = &[Tool {
+    name: "Kilo",
+    variable: Some("XDG_DATA_HOME"),
+    home_folder: ".local/share",
+    folders: &["kilo/kilo.db", "kilo/storage"],
+}];
+
 /// The importer of OpenCode's database and JSON storage; Kilo's, a fork
 /// that writes the same, is its [`KiloImporter`].
 pub(super) struct OpenCodeImporter;
@@ -667,6 +685,12 @@ impl Importer for OpenCodeImporter {
     /// (`session_diff/`, `todo/`, `session_share/`).
     fn reads_path(&self, path: &Path) -> bool {
         reads_path(path)
+    }
+
+    /// `opencode.db` and `opencode-<channel>.db`, read before the storage
+    /// whose sessions they hold; Kilo's too.
+    fn is_database_name(&self, name: &str) -> bool {
+        is_database_name(name)
     }
 
     /// Kilo's too (see [`member`]).
@@ -704,6 +728,10 @@ impl Importer for KiloImporter {
 
     fn reads_path(&self, path: &Path) -> bool {
         reads_path(path)
+    }
+
+    fn is_database_name(&self, name: &str) -> bool {
+        is_database_name(name)
     }
 
     fn open(&self, format: Format, path: &Path) -> Open {

@@ -1,8 +1,12 @@
 //! The importers, one per format, in one table: the order files are tested
 //! against them, their names, and through the [`Importer`] trait what each
-//! knows of its files. A format is one file implementing [`Importer`] and
-//! one line of [`REGISTRY`] (with its [`Format`] variant).
+//! knows of its files and where its tools keep them. A format is one file
+//! implementing [`Importer`] and one line of [`REGISTRY`] (with its
+//! [`Format`] variant).
 
+use super::locations::Tool;
+use super::{aider, chatgpt, claude_ai, claude_code, cline, codex, cursor};
+use super::{gemini_cli, hermes, openclaw, opencode, specstory};
 use super::{Format, Open};
 use rusqlite::Connection;
 use serde_json::Value;
@@ -22,6 +26,12 @@ pub(crate) trait Importer: Sync {
     /// files so named).
     fn reads_path(&self, _path: &Path) -> bool {
         true
+    }
+
+    /// Whether a file named `name` is a database of this format, which a
+    /// directory import reads before the other files.
+    fn is_database_name(&self, _name: &str) -> bool {
+        false
     }
 
     /// Whether a JSON entry (a line) or record (of a document) is this
@@ -74,6 +84,9 @@ pub(crate) struct Registered {
     pub name: &'static str,
     /// Its importer.
     pub importer: &'static dyn Importer,
+    /// The tools that write it, each with its default folders (none for a
+    /// format kept in each project or downloaded).
+    pub tools: &'static [Tool],
 }
 
 /// Every format, in the order files are tested against them.
@@ -81,55 +94,97 @@ pub(crate) const REGISTRY: [Registered; 15] = [
     entry(
         Format::OpenClaw,
         "openclaw",
-        &super::openclaw::OpenClawImporter,
+        &openclaw::OpenClawImporter,
+        openclaw::TOOLS,
     ),
-    entry(Format::Codex, "codex", &super::codex::CodexImporter),
-    entry(Format::ChatGpt, "chatgpt", &super::chatgpt::ChatGptImporter),
+    entry(Format::Codex, "codex", &codex::CodexImporter, codex::TOOLS),
+    entry(Format::ChatGpt, "chatgpt", &chatgpt::ChatGptImporter, &[]),
     entry(
         Format::ClaudeAi,
         "claude-ai",
-        &super::claude_ai::ClaudeAiImporter,
+        &claude_ai::ClaudeAiImporter,
+        &[],
     ),
     // Before Claude Code, whose entries also carry a `sessionId`.
     entry(
         Format::GeminiCli,
         "gemini-cli",
-        &super::gemini_cli::GeminiCliImporter,
+        &gemini_cli::GeminiCliImporter,
+        gemini_cli::TOOLS,
     ),
-    entry(Format::Hermes, "hermes", &super::hermes::HermesImporter),
+    entry(
+        Format::Hermes,
+        "hermes",
+        &hermes::HermesImporter,
+        hermes::TOOLS,
+    ),
     entry(
         Format::ClaudeCode,
         "claude-code",
-        &super::claude_code::ClaudeCodeImporter,
+        &claude_code::ClaudeCodeImporter,
+        claude_code::TOOLS,
     ),
-    entry(Format::Aider, "aider", &super::aider::AiderImporter),
-    entry(Format::Cursor, "cursor", &super::cursor::CursorImporter),
+    entry(Format::Aider, "aider", &aider::AiderImporter, &[]),
+    entry(
+        Format::Cursor,
+        "cursor",
+        &cursor::CursorImporter,
+        cursor::TOOLS,
+    ),
     entry(
         Format::SpecStory,
         "specstory",
-        &super::specstory::SpecStoryImporter,
+        &specstory::SpecStoryImporter,
+        &[],
     ),
     // The two write one format; where a file is tells which (see
     // [`super::opencode::member`]).
     entry(
         Format::OpenCode,
         "opencode",
-        &super::opencode::OpenCodeImporter,
+        &opencode::OpenCodeImporter,
+        opencode::OPENCODE_TOOLS,
     ),
-    entry(Format::Kilo, "kilo", &super::opencode::KiloImporter),
+    entry(
+        Format::Kilo,
+        "kilo",
+        &opencode::KiloImporter,
+        opencode::KILO_TOOLS,
+    ),
     // The three write one format; the folder a task is in tells which (see
     // [`super::cline::member`]).
-    entry(Format::Cline, "cline", &super::cline::ClineImporter),
-    entry(Format::RooCode, "roo-code", &super::cline::MemberImporter),
-    entry(Format::KiloCode, "kilo-code", &super::cline::MemberImporter),
+    entry(
+        Format::Cline,
+        "cline",
+        &cline::ClineImporter,
+        cline::CLINE_TOOLS,
+    ),
+    entry(
+        Format::RooCode,
+        "roo-code",
+        &cline::MemberImporter,
+        cline::ROO_CODE_TOOLS,
+    ),
+    entry(
+        Format::KiloCode,
+        "kilo-code",
+        &cline::MemberImporter,
+        cline::KILO_CODE_TOOLS,
+    ),
 ];
 
 /// A line of [`REGISTRY`].
-const fn entry(format: Format, name: &'static str, importer: &'static dyn Importer) -> Registered {
+const fn entry(
+    format: Format,
+    name: &'static str,
+    importer: &'static dyn Importer,
+    tools: &'static [Tool],
+) -> Registered {
     Registered {
         format,
         name,
         importer,
+        tools,
     }
 }
 
@@ -144,10 +199,55 @@ pub(crate) const FORMATS: [Format; REGISTRY.len()] = {
     formats
 };
 
+/// The formats that have default folders, in the order `import` (with no
+/// path) and `sync` read and list their tools' folders.
+const FOLDER_ORDER: [Format; 11] = [
+    Format::ClaudeCode,
+    Format::Codex,
+    Format::OpenClaw,
+    Format::GeminiCli,
+    Format::OpenCode,
+    Format::Kilo,
+    Format::Cline,
+    Format::RooCode,
+    Format::KiloCode,
+    Format::Hermes,
+    Format::Cursor,
+];
+
+/// Every tool with default folders, in [`FOLDER_ORDER`] (a format's tools
+/// in its line's order).
+pub(crate) fn tools() -> impl Iterator<Item = &'static Tool> {
+    FOLDER_ORDER
+        .into_iter()
+        .flat_map(|format| registered(format).tools)
+}
+
 /// The registry's line of `format`.
 pub(crate) fn registered(format: Format) -> Registered {
     REGISTRY
         .into_iter()
         .find(|registered| registered.format == format)
         .expect("every format is registered")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_folder_order_holds_each_format_with_folders_once() {
+        for registered in REGISTRY {
+            let places = FOLDER_ORDER
+                .iter()
+                .filter(|format| **format == registered.format)
+                .count();
+            assert_eq!(
+                places,
+                usize::from(!registered.tools.is_empty()),
+                "{}",
+                registered.name
+            );
+        }
+    }
 }
