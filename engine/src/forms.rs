@@ -9,9 +9,11 @@
 //! candidates are spelled from the word and its stem with English suffixes
 //! (dropping a final `e`, doubling a final consonant, `y` after `i`), the
 //! stemmer keeps those that share the word's stem, and each is then looked
-//! up as a word of its own. Only words of ASCII letters get forms (folding
-//! has already taken accents off Latin letters); words with digits,
-//! identifiers and other scripts stay as typed.
+//! up as a word of its own. Words whose forms English does not spell with
+//! a suffix (`write`, `wrote`, `written`; `index`, `indices`) are forms of
+//! one another by the table [`IRREGULAR`]. Only words of ASCII letters get
+//! forms (folding has already taken accents off Latin letters); words with
+//! digits, identifiers and other scripts stay as typed.
 
 use rust_stemmers::{Algorithm, Stemmer};
 
@@ -34,14 +36,155 @@ pub const SHORTEST_WORD: usize = 3;
 /// longer stems rarely end with (`compil`, `error`).
 const LONGEST_DOUBLING_STEM: usize = 4;
 
-/// The other forms of `word` (a folded token): words with its stem, not
-/// itself, at most [`MOST_FORMS`] per stem; none for a word that is not ASCII
-/// letters or shorter than [`SHORTEST_WORD`].
+/// Families of words whose forms are not spelled with a suffix: English
+/// verbs with irregular past forms (base, past, past participle) and nouns
+/// with irregular plurals, the base first. Verbs that only frame a question
+/// (`find`, `say`, `tell`) and forms that are also common words of their own
+/// (`saw`, `left`, `bound`, `rose`) are not in it.
+const IRREGULAR: &[&[&str]] = &[
+    &["arise", "arose", "arisen"],
+    &["beat", "beaten"],
+    &["become", "became"],
+    &["begin", "began", "begun"],
+    &["bend", "bent"],
+    &["blow", "blew", "blown"],
+    &["break", "broke", "broken"],
+    &["bring", "brought"],
+    &["build", "built"],
+    &["burn", "burnt"],
+    &["buy", "bought"],
+    &["catch", "caught"],
+    &["come", "came"],
+    &["deal", "dealt"],
+    &["dig", "dug"],
+    &["draw", "drew", "drawn"],
+    &["dream", "dreamt"],
+    &["drive", "drove", "driven"],
+    &["eat", "ate", "eaten"],
+    &["fall", "fell", "fallen"],
+    &["feed", "fed"],
+    &["feel", "felt"],
+    &["fight", "fought"],
+    &["fly", "flew", "flown"],
+    &["forbid", "forbade", "forbidden"],
+    &["forget", "forgot", "forgotten"],
+    &["forgive", "forgave", "forgiven"],
+    &["freeze", "froze", "frozen"],
+    &["get", "got", "gotten"],
+    &["give", "gave", "given"],
+    &["go", "went", "gone"],
+    &["grow", "grew", "grown"],
+    &["hang", "hung"],
+    &["hear", "heard"],
+    &["hide", "hid", "hidden"],
+    &["hold", "held"],
+    &["keep", "kept"],
+    &["know", "knew", "known"],
+    &["learn", "learnt"],
+    &["lend", "lent"],
+    &["lose", "lost"],
+    &["make", "made"],
+    &["mean", "meant"],
+    &["meet", "met"],
+    &["misunderstand", "misunderstood"],
+    &["mistake", "mistook", "mistaken"],
+    &["override", "overrode", "overridden"],
+    &["overwrite", "overwrote", "overwritten"],
+    &["pay", "paid"],
+    &["prove", "proven"],
+    &["rebuild", "rebuilt"],
+    &["rerun", "reran"],
+    &["rewrite", "rewrote", "rewritten"],
+    &["ride", "rode", "ridden"],
+    &["run", "ran"],
+    &["seek", "sought"],
+    &["sell", "sold"],
+    &["send", "sent"],
+    &["shake", "shook", "shaken"],
+    &["shoot", "shot"],
+    &["show", "shown"],
+    &["shrink", "shrank", "shrunk"],
+    &["sit", "sat"],
+    &["sleep", "slept"],
+    &["slide", "slid"],
+    &["speak", "spoke", "spoken"],
+    &["spell", "spelt"],
+    &["spend", "spent"],
+    &["spill", "spilt"],
+    &["spin", "spun"],
+    &["stand", "stood"],
+    &["steal", "stole", "stolen"],
+    &["stick", "stuck"],
+    &["strike", "struck"],
+    &["swear", "swore", "sworn"],
+    &["swim", "swam", "swum"],
+    &["take", "took", "taken"],
+    &["teach", "taught"],
+    &["tear", "tore", "torn"],
+    &["think", "thought"],
+    &["throw", "threw", "thrown"],
+    &["understand", "understood"],
+    &["undo", "undid", "undone"],
+    &["wake", "woke", "woken"],
+    &["wear", "wore", "worn"],
+    &["withdraw", "withdrew", "withdrawn"],
+    &["write", "wrote", "written"],
+    &["analysis", "analyses"],
+    &["child", "children"],
+    &["criterion", "criteria"],
+    &["hypothesis", "hypotheses"],
+    &["index", "indices"],
+    &["matrix", "matrices"],
+    &["mouse", "mice"],
+    &["person", "people"],
+    &["vertex", "vertices"],
+];
+
+/// The other forms of `word` (a folded token): words with its stem, at most
+/// [`MOST_FORMS`] per stem, then the words of its [`IRREGULAR`] family and
+/// the forms of that family's base; never itself. None for a word that is
+/// not ASCII letters or shorter than [`SHORTEST_WORD`].
 pub fn other_forms(word: &str) -> Vec<String> {
     if word.len() < SHORTEST_WORD || !word.bytes().all(|b| b.is_ascii_lowercase()) {
         return Vec::new();
     }
     let stemmer = Stemmer::create(Algorithm::English);
+    let Some(family) = irregular_family(word, &stemmer) else {
+        return suffixed_forms(word, &stemmer);
+    };
+    // A word spelled apart from its base (`wrote`) has its base's suffixed
+    // forms; the base and its suffixed forms (`writing`) have their own.
+    let base = family[0];
+    let mut forms = if family[1..].contains(&word) {
+        let mut forms = vec![base.to_owned()];
+        forms.extend(suffixed_forms(base, &stemmer));
+        forms
+    } else {
+        suffixed_forms(word, &stemmer)
+    };
+    for member in family {
+        if *member != word && !forms.iter().any(|f| f == member) {
+            forms.push((*member).to_owned());
+        }
+    }
+    forms.retain(|form| form != word);
+    forms
+}
+
+/// The [`IRREGULAR`] family of `word`: the one that holds it, or whose
+/// base has its stem (`writes`, `writing`).
+fn irregular_family(word: &str, stemmer: &Stemmer) -> Option<&'static [&'static str]> {
+    let stem = stemmer.stem(word);
+    IRREGULAR
+        .iter()
+        .find(|family| family.contains(&word) || stemmer.stem(family[0]) == stem)
+        .copied()
+}
+
+/// The forms of `word` spelled with suffixes that share its stem (or, for
+/// a word naming who does something, its root), not itself, at most
+/// [`MOST_FORMS`] per stem.
+fn suffixed_forms(word: &str, stemmer: &Stemmer) -> Vec<String> {
     let stem = stemmer.stem(word).into_owned();
     // The stems a form may have: the word's, and the root of a word that
     // names who does something (`linter`: `lint`).
@@ -199,6 +342,27 @@ mod tests {
         }
         // `testimony` is not a form of `test`.
         assert!(!other_forms("test").contains(&"testimony".to_owned()));
+    }
+
+    #[test]
+    fn irregular_forms_are_forms_of_one_another() {
+        has("written", &["write", "wrote", "writes", "writing"]);
+        has("wrote", &["write", "written"]);
+        has("writing", &["wrote", "written"]);
+        has("built", &["build", "building", "builds"]);
+        has("broken", &["break", "broke", "breaking"]);
+        has("ran", &["run", "running"]);
+        has("indices", &["index", "indexes"]);
+        has("index", &["indices"]);
+        // Every family is of distinct lowercase ASCII words, and a word
+        // belongs to one family at most.
+        let mut seen = std::collections::HashSet::new();
+        for family in IRREGULAR {
+            for word in *family {
+                assert!(word.bytes().all(|b| b.is_ascii_lowercase()), "{word}");
+                assert!(seen.insert(*word), "{word} twice");
+            }
+        }
     }
 
     #[test]

@@ -107,7 +107,16 @@ fn other_forms_of_a_word_fill_the_page_below_the_form_typed() {
     // Who does a thing finds the thing done, and the other way round.
     let linting = say(&store, key, Role::User, "the linting step is slow", 4);
     let parser = say(&store, key, Role::User, "the parser rejects tabs", 5);
-    for (query, expected) in [("linter", linting), ("parse", parser)] {
+    // Irregular forms: a past participle finds the verb, a plural the
+    // singular.
+    let written = say(&store, key, Role::User, "we write the file atomically", 6);
+    let indices = say(&store, key, Role::User, "rebuild both indices", 7);
+    for (query, expected) in [
+        ("linter", linting),
+        ("parse", parser),
+        ("written", written),
+        ("index", indices),
+    ] {
         let page = search(&store, query, &with(key, Visibility::Tree, 10));
         assert!(
             find(&page, expected).is_some_and(|(_, hit)| hit.partial),
