@@ -27,6 +27,9 @@ pub const INDEX_OPTIONS: Options = Options {
     remove_diacritics: true,
     cjk: true,
     markers: true,
+    pairs: true,
+    prefixes: true,
+    tiers: true,
 };
 
 /// A query that cannot be run.

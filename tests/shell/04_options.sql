@@ -69,3 +69,27 @@ SELECT sessions_tokenize('Ab', 'cjk 0 remove_diacritics 1');
 SELECT sessions_tokenize('Ab', '');
 -- NULL arguments count as none.
 SELECT sessions_tokenize('Ab', NULL);
+-- With markers 1, pairs 0, prefixes 0 and tiers 0 each leave exactly
+-- their family out of a document's tokens (the index's own table keeps
+-- all three).
+CREATE VIRTUAL TABLE fam_all USING fts5(body, tokenize = 'sessions markers 1');
+CREATE VIRTUAL TABLE fam_no_pairs USING fts5(body, tokenize = 'sessions markers 1 pairs 0');
+CREATE VIRTUAL TABLE fam_no_prefixes USING fts5(body, tokenize = 'sessions markers 1 prefixes 0');
+CREATE VIRTUAL TABLE fam_no_tiers USING fts5(body, tokenize = 'sessions markers 1 tiers 0');
+CREATE VIRTUAL TABLE fam_words USING fts5(body, tokenize = 'sessions markers 1 pairs 0 prefixes 0 tiers 0');
+INSERT INTO fam_all(body) VALUES ('the error in deploy');
+INSERT INTO fam_no_pairs(body) SELECT body FROM fam_all;
+INSERT INTO fam_no_prefixes(body) SELECT body FROM fam_all;
+INSERT INTO fam_no_tiers(body) SELECT body FROM fam_all;
+INSERT INTO fam_words(body) SELECT body FROM fam_all;
+CREATE VIRTUAL TABLE temp.v_all USING fts5vocab(main, fam_all, row);
+CREATE VIRTUAL TABLE temp.v_no_pairs USING fts5vocab(main, fam_no_pairs, row);
+CREATE VIRTUAL TABLE temp.v_no_prefixes USING fts5vocab(main, fam_no_prefixes, row);
+CREATE VIRTUAL TABLE temp.v_no_tiers USING fts5vocab(main, fam_no_tiers, row);
+CREATE VIRTUAL TABLE temp.v_words USING fts5vocab(main, fam_words, row);
+SELECT 'all', group_concat(replace(term, char(57344), '<M>'), ' | ') FROM (SELECT term FROM temp.v_all ORDER BY term);
+SELECT 'pairs 0', group_concat(replace(term, char(57344), '<M>'), ' | ') FROM (SELECT term FROM temp.v_no_pairs ORDER BY term);
+SELECT 'prefixes 0', group_concat(replace(term, char(57344), '<M>'), ' | ') FROM (SELECT term FROM temp.v_no_prefixes ORDER BY term);
+SELECT 'tiers 0', group_concat(replace(term, char(57344), '<M>'), ' | ') FROM (SELECT term FROM temp.v_no_tiers ORDER BY term);
+SELECT 'words only', group_concat(replace(term, char(57344), '<M>'), ' | ') FROM (SELECT term FROM temp.v_words ORDER BY term);
+SELECT sessions_tokenize('x', 'tiers 2');

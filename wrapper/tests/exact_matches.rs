@@ -72,6 +72,7 @@ fn tokens(text: &str) -> Vec<(String, usize, usize)> {
         remove_diacritics: true,
         cjk: true,
         markers: false,
+        ..Options::default()
     })
     .tokens(text.as_bytes())
 }

@@ -191,6 +191,7 @@ fn tokens(text: &str) -> Vec<String> {
         remove_diacritics: true,
         cjk: true,
         markers: false,
+        ..Options::default()
     };
     let tokens = Tokenizer::new(options).tokens(text.as_bytes());
     tokens.into_iter().map(|(token, _, _)| token).collect()

@@ -10,7 +10,8 @@
 //!
 //! and once every word is counted ([`Vocabulary::count`]), the **tier
 //! markers** ([`Vocabulary::emit_markers`], stage 4), colocated with the
-//! last token.
+//! last token. The tokenizer's `pairs 0`, `prefixes 0` and `tiers 0` leave
+//! a family out.
 
 use super::pairs::Pairs;
 use super::prefixes;
@@ -26,18 +27,24 @@ pub fn tokenize_text<E>(
     text: &[u8],
     emit: &mut dyn FnMut(Token<'_>, bool) -> Result<(), E>,
 ) -> Result<(), E> {
+    let families = tokenizer.options();
     let mut pairs = Pairs::default();
     let mut vocabulary = Vocabulary::default();
     let mut prefix = String::new();
     tokenizer.tokenize(text, &mut |word| {
-        pairs.emit_pair(word, emit)?;
+        if families.pairs {
+            pairs.emit_pair(word, emit)?;
+        }
         emit(word, false)?;
-        if vocabulary.count(word) {
+        if vocabulary.count(word) && families.prefixes {
             prefixes::emit_prefixes(word, &mut prefix, emit)?;
         }
         Ok(())
     })?;
-    vocabulary.emit_markers(emit)
+    if families.tiers {
+        vocabulary.emit_markers(emit)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -53,6 +60,7 @@ mod tests {
             remove_diacritics: true,
             cjk: true,
             markers: false,
+            ..Options::default()
         });
         let mut out = Vec::new();
         tokenize_text::<()>(&mut tokenizer, text.as_bytes(), &mut |t, colocated| {

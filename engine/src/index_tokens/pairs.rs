@@ -97,6 +97,7 @@ mod tests {
             remove_diacritics: true,
             cjk: true,
             markers: false,
+            ..Options::default()
         });
         let mut out = Vec::new();
         let mut pairs = Pairs::default();

@@ -105,6 +105,7 @@ mod tests {
             remove_diacritics: true,
             cjk: true,
             markers: false,
+            ..Options::default()
         })
     }
 

@@ -96,6 +96,7 @@ mod tests {
             remove_diacritics: true,
             cjk: true,
             markers: true,
+            ..Options::default()
         }
     }
 

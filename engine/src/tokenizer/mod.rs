@@ -88,6 +88,19 @@ pub struct Options {
     /// may ask for them. A table that only `MATCH` queries has no use for
     /// them.
     pub markers: bool,
+    /// `pairs 0|1`, default 1: with `markers 1`, documents get pair tokens
+    /// ([`crate::index_tokens::pairs`]).
+    pub pairs: bool,
+    /// `prefixes 0|1`, default 1: with `markers 1`, documents get prefix
+    /// tokens ([`crate::index_tokens::prefixes`]).
+    pub prefixes: bool,
+    /// `tiers 0|1`, default 1: with `markers 1`, documents get tier markers
+    /// ([`crate::index_tokens::tiers`]).
+    ///
+    /// These three only say what a table's documents hold, to measure what
+    /// each family costs; `sessions_search` asks its own index for every
+    /// family, so its table keeps all three.
+    pub tiers: bool,
 }
 
 impl Default for Options {
@@ -96,6 +109,9 @@ impl Default for Options {
             remove_diacritics: true,
             cjk: false,
             markers: false,
+            pairs: true,
+            prefixes: true,
+            tiers: true,
         }
     }
 }
@@ -121,7 +137,7 @@ impl fmt::Display for ArgumentError {
         match self {
             ArgumentError::Unknown(name) => write!(
                 f,
-                "sessions tokenizer: unknown argument '{name}' (expected remove_diacritics, cjk or markers)"
+                "sessions tokenizer: unknown argument '{name}' (expected remove_diacritics, cjk, markers, pairs, prefixes or tiers)"
             ),
             ArgumentError::InvalidValue { name, value } => write!(
                 f,
@@ -154,6 +170,9 @@ impl Options {
                 "remove_diacritics" => &mut options.remove_diacritics,
                 "cjk" => &mut options.cjk,
                 "markers" => &mut options.markers,
+                "pairs" => &mut options.pairs,
+                "prefixes" => &mut options.prefixes,
+                "tiers" => &mut options.tiers,
                 _ => return Err(ArgumentError::Unknown(name.to_owned())),
             };
             *slot = match args.next() {

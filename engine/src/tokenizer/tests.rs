@@ -165,6 +165,7 @@ fn long_tokens_are_cut_at_a_char_boundary() {
         remove_diacritics: false,
         cjk: false,
         markers: false,
+        ..Options::default()
     })
     .tokens(long.as_bytes());
     assert_eq!(tokens.len(), 1);
