@@ -11,7 +11,7 @@
 //! stemmer keeps those that share the word's stem, and each is then looked
 //! up as a word of its own. Words whose forms English does not spell with
 //! a suffix (`write`, `wrote`, `written`; `index`, `indices`) are forms of
-//! one another by the table [`IRREGULAR`]. Only words of ASCII letters get
+//! one another by the table `IRREGULAR`. Only words of ASCII letters get
 //! forms (folding has already taken accents off Latin letters); words with
 //! digits, identifiers and other scripts stay as typed.
 
@@ -141,7 +141,7 @@ const IRREGULAR: &[&[&str]] = &[
 ];
 
 /// The other forms of `word` (a folded token): words with its stem, at most
-/// [`MOST_FORMS`] per stem, then the words of its [`IRREGULAR`] family and
+/// [`MOST_FORMS`] per stem, then the words of its `IRREGULAR` family and
 /// the forms of that family's base; never itself. None for a word that is
 /// not ASCII letters or shorter than [`SHORTEST_WORD`].
 pub fn other_forms(word: &str) -> Vec<String> {
