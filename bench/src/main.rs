@@ -36,6 +36,7 @@
 
 mod child;
 mod corpus;
+mod families;
 mod import;
 mod index_cost;
 mod memory;

@@ -301,11 +301,11 @@ fn search_for_people_without_colour_off_a_terminal() {
         "{out}"
     );
 
-    let run = run(&db, &["search", "no such words anywhere"]);
+    let run = run(&db, &["search", "frobnicated quux words anywhere"]);
     assert_eq!((run.code, run.stdout.as_str()), (1, ""));
     assert_eq!(
         run.stderr,
-        "No matches.\nNo message you can see holds: no, such, words, anywhere. \
+        "No matches.\nNo message you can see holds: frobnicated, quux, words, anywhere. \
          Leave out or replace those words.\n"
     );
 }
