@@ -49,8 +49,8 @@ const FAMILIES: [Family; 3] = [
     },
     Family {
         argument: "prefixes",
-        serves: "prefixes of 3 characters",
-        queries: ["err*", "dep*", "sta*", "con*", "tim*"],
+        serves: "prefixes of 2-3 characters",
+        queries: ["er*", "dep*", "st*", "con*", "ti*"],
         exhaustive: false,
     },
     Family {

@@ -3,7 +3,7 @@
 //! messages whose tokens hold the phrase's tokens consecutively, whether or
 //! not it is matched with pair tokens (a common word next to another
 //! word), and a prefix exactly those with a token it starts, whether or not
-//! it is matched with prefix tokens (3 to 8 characters), at any case,
+//! it is matched with prefix tokens (two or three characters), at any case,
 //! across punctuation and next to CJK text.
 
 use proptest::prelude::*;
@@ -35,6 +35,8 @@ const WORDS: &[&str] = &[
     "dep",
     "depl",
     "depot",
+    "deλta",
+    "de9",
     "error",
     "staging",
     "fix",
@@ -199,5 +201,40 @@ proptest! {
         pick in (any::<usize>(), any::<usize>(), any::<usize>()),
     ) {
         prefix_finds_exactly_its_messages(messages, pick)?;
+    }
+}
+
+#[test]
+fn a_two_character_prefix_finds_every_word_it_starts() {
+    // Words of two characters, of three (no prefix token), longer ones (a
+    // prefix token), a common one (none), one with a digit, and ones whose
+    // third character is no ASCII letter or digit (the prefix tail), each
+    // alone in its message; and messages with none.
+    let messages: Vec<String> = [
+        "de",
+        "dew",
+        "deploy",
+        "Deployment",
+        "de9",
+        "deλta",
+        "DEλ",
+        "déjà",
+        "the",
+        "that",
+        "the",
+        "ad",
+        "ode",
+        "d e",
+        "東京",
+    ]
+    .iter()
+    .map(|text| (*text).to_owned())
+    .collect();
+    for query in ["de", "De", "th"] {
+        let wanted = query.to_lowercase();
+        finds_exactly(&messages, &format!("{query}*"), |have| {
+            have.iter().any(|token| token.starts_with(wanted.as_str()))
+        })
+        .unwrap();
     }
 }

@@ -39,6 +39,8 @@ pub enum SetKind {
     /// The first characters of a word of at least 4, 3 of them or more
     /// and fewer than the word's (`dep*`, `deploym*`), as a prefix.
     Prefix,
+    /// The first 2 characters of a word of at least 3 (`de*`), as a prefix.
+    ShortPrefix,
     /// One character of a CJK run.
     Cjk1,
     /// Two consecutive characters of a CJK run.
@@ -49,12 +51,13 @@ pub enum SetKind {
 
 impl SetKind {
     /// Every set, in the order they are run.
-    pub const ALL: [SetKind; 8] = [
+    pub const ALL: [SetKind; 9] = [
         SetKind::Word,
         SetKind::Rare,
         SetKind::TwoWords,
         SetKind::Phrase,
         SetKind::Prefix,
+        SetKind::ShortPrefix,
         SetKind::Cjk1,
         SetKind::Cjk,
         SetKind::NoMatch,
@@ -68,6 +71,7 @@ impl SetKind {
             SetKind::TwoWords => "2 words",
             SetKind::Phrase => "phrase",
             SetKind::Prefix => "prefix",
+            SetKind::ShortPrefix => "2-char prefix",
             SetKind::Cjk1 => "1 CJK char",
             SetKind::Cjk => "2 CJK chars",
             SetKind::NoMatch => "no match",
@@ -233,13 +237,23 @@ impl<'c> Sampler<'c> {
                 );
                 matches_at_most(self.conn, &word, 0)?.then(|| Query::new(&[&word], false))
             }
-            SetKind::Prefix => {
-                let long: Vec<&str> = words.iter().copied().filter(|w| w.len() >= 4).collect();
+            SetKind::Prefix | SetKind::ShortPrefix => {
+                let shortest = if kind == SetKind::Prefix { 4 } else { 3 };
+                let long: Vec<&str> = words
+                    .iter()
+                    .copied()
+                    .filter(|w| w.len() >= shortest)
+                    .collect();
                 if long.is_empty() {
                     return Ok(None);
                 }
                 let word = long[self.rng.below(long.len())];
-                Some(Query::prefix(&word[..self.rng.between(3, word.len() - 1)]))
+                let length = if kind == SetKind::Prefix {
+                    self.rng.between(3, word.len() - 1)
+                } else {
+                    2
+                };
+                Some(Query::prefix(&word[..length]))
             }
             SetKind::TwoWords if words.len() >= 2 => {
                 let first = words[self.rng.below(words.len())];

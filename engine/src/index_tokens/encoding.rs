@@ -14,7 +14,7 @@
 pub const MARKER: char = '\u{E000}';
 
 /// Follows [`MARKER`] in the marker of the best tier; the marker of tier
-/// `n` (from 0) has the character `n` code points after it: `1` to `8`.
+/// `n` (from 0) has the character `n` code points after it: `1` to `7`.
 pub const FIRST_TIER_TAG: char = '1';
 
 /// Follows [`MARKER`] in a pair token (`+the error`), and in a query
@@ -23,6 +23,10 @@ pub const PAIRS_TAG: char = '+';
 
 /// Follows [`MARKER`] in a prefix token (`*dep`).
 pub const PREFIX_TAG: char = '*';
+
+/// Follows [`MARKER`] in a prefix tail token (`~de`): a word here starts
+/// with these two ASCII letters or digits and then another character.
+pub const PREFIX_TAIL_TAG: char = '~';
 
 /// Starts the text of the index's scope column (`session_search_scopes` in
 /// `sql/schema.sql`, which writes it as `char(57345)`); a private-use

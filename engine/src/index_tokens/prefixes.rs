@@ -20,11 +20,20 @@
 //! a longer one starts fewer words, whose lists FTS5 merges in a few
 //! milliseconds even on a million messages (tokens of 4 to 8 characters
 //! took 130 bytes per message and bought no measurable speed there; see
-//! docs/benchmarks.md). One or two characters (`a*`, `th*`) start most
-//! words of a history, whose lists FTS5 still merges.
+//! docs/benchmarks.md).
+//!
+//! A prefix of two ASCII letters or digits (`de*`) is asked for as the
+//! alternatives that spell every word it starts: the word itself, each
+//! three-character word and prefix token it starts with one more ASCII
+//! letter or digit (`dea`, `*dea`, … `de9`, `*de9`), the longer common
+//! words it starts, and its **prefix tail token**: a word whose first two
+//! characters are ASCII letters or digits and whose third is neither
+//! (`deλta`, rare) also gets, where it first occurs, the marker,
+//! [`PREFIX_TAIL_TAG`] and those two characters. One character (`a*`), or
+//! two of another script, stay FTS5 prefixes.
 
 use super::common_words::is_common;
-use super::encoding::{MARKER, PREFIX_TAG};
+use super::encoding::{MARKER, PREFIX_TAG, PREFIX_TAIL_TAG};
 use crate::tokenizer::Token;
 
 /// The lengths, in characters, of the prefixes that get tokens. Changing
@@ -41,6 +50,19 @@ pub fn emit_prefixes<E>(
 ) -> Result<(), E> {
     if is_common(token.text) {
         return Ok(());
+    }
+    if let Some(head) = tail_head(token.text) {
+        buffer.clear();
+        buffer.push(MARKER);
+        buffer.push(PREFIX_TAIL_TAG);
+        buffer.push_str(head);
+        emit(
+            Token {
+                text: buffer,
+                ..token
+            },
+            true,
+        )?;
     }
     // The byte offset of character n is the end of the first n characters:
     // it exists when the token is longer than n.
@@ -65,6 +87,17 @@ pub fn emit_prefixes<E>(
     Ok(())
 }
 
+/// The first two characters of `word` when they are ASCII letters or
+/// digits and a third follows that is neither: the word's prefix tail.
+fn tail_head(word: &str) -> Option<&str> {
+    let bytes = word.as_bytes();
+    let ascii = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    match bytes {
+        [a, b, c, ..] if ascii(a) && ascii(b) && !ascii(c) => Some(&word[..2]),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,7 +111,7 @@ mod tests {
         };
         emit_prefixes::<()>(token, &mut String::new(), &mut |t, colocated| {
             assert!(colocated);
-            out.push(t.text.trim_start_matches([MARKER, PREFIX_TAG]).to_owned());
+            out.push(t.text.trim_start_matches(MARKER).to_owned());
             Ok(())
         })
         .unwrap();
@@ -87,11 +120,21 @@ mod tests {
 
     #[test]
     fn a_token_longer_than_three_characters_gets_its_first_three() {
-        assert_eq!(prefixes("deploy"), ["dep"]);
-        assert_eq!(prefixes("deployments"), ["dep"]);
-        assert_eq!(prefixes("depl"), ["dep"]);
+        assert_eq!(prefixes("deploy"), ["*dep"]);
+        assert_eq!(prefixes("deployments"), ["*dep"]);
+        assert_eq!(prefixes("depl"), ["*dep"]);
         assert!(prefixes("dep").is_empty());
-        assert_eq!(prefixes("привет"), ["при"]);
+        assert_eq!(prefixes("привет"), ["*при"]);
+    }
+
+    #[test]
+    fn two_ascii_characters_then_another_get_a_tail_token() {
+        assert_eq!(prefixes("deλta"), ["~de", "*deλ"]);
+        assert_eq!(prefixes("deλ"), ["~de"]);
+        assert_eq!(prefixes("x2日"), ["~x2"]);
+        for word in ["de", "de9", "deploy", "дelta", "dé"] {
+            assert!(!prefixes(word).iter().any(|p| p.starts_with('~')), "{word}");
+        }
     }
 
     #[test]

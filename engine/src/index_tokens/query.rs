@@ -5,11 +5,11 @@
 //! | family | the compiler writes | the tokenizer reads it as |
 //! | --- | --- | --- |
 //! | pair tokens | a phrase with a common word before another as [`pair_string`] (see [`phrase_has_pairs`]) | [`pair_tokens`]: each common word that another follows, as their pair token; a last word after a pair left out |
-//! | prefix tokens | a one-word prefix of a length in [`PREFIX_LENGTHS`] as [`prefix_alternatives`]: the prefix token's string, the word, and each longer common word it starts | [`marker_token`]: the prefix token, its characters folded |
+//! | prefix tokens | a one-word prefix of a length in [`PREFIX_LENGTHS`], or of two ASCII letters or digits, as [`prefix_alternatives`]: the prefix tokens' strings, the words, and each longer common word it starts | [`marker_token`]: the prefix token, its characters folded |
 //! | tier markers | a one-word query ranked by tiers as [`tiers::marker`] of the word as typed | [`marker_token`]: the marker, its word folded |
 
 use super::common_words::COMMON_WORDS;
-use super::encoding::{MARKER, PAIRS_TAG, PREFIX_TAG};
+use super::encoding::{MARKER, PAIRS_TAG, PREFIX_TAG, PREFIX_TAIL_TAG};
 use super::pairs::{pairs_with, push_pair};
 use super::prefixes::PREFIX_LENGTHS;
 use super::tiers;
@@ -30,35 +30,56 @@ pub fn phrase_has_pairs<T: AsRef<str>>(tokens: &[T]) -> bool {
 }
 
 /// The FTS5 strings that, as alternatives, match the prefix term of one
-/// token `token`, typed as `text`, when its length is one of
-/// [`PREFIX_LENGTHS`]: its prefix token, the word itself, and each common
-/// word longer than it that it starts; `None` for any other length.
+/// token `token`, typed as `text`:
+///
+/// - when its length is one of [`PREFIX_LENGTHS`], its prefix token, the
+///   word itself, and each common word longer than it that it starts;
+/// - when it is two ASCII letters or digits, the word itself, its prefix
+///   tail token, each word and prefix token of three characters it starts
+///   (one more ASCII letter or digit), and the longer common words it
+///   starts (see [`super::prefixes`]);
+///
+/// `None` for any other token.
 pub fn prefix_alternatives(text: &str, token: &str) -> Option<Vec<String>> {
-    if !PREFIX_LENGTHS.contains(&token.chars().count()) {
+    let ascii = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+    let mut alternatives = if PREFIX_LENGTHS.contains(&token.chars().count()) {
+        vec![
+            format!("\"{MARKER}{PREFIX_TAG}{text}\""),
+            format!("\"{text}\""),
+        ]
+    } else if token.len() == 2 && token.chars().all(ascii) {
+        let mut alternatives = vec![
+            format!("\"{token}\""),
+            format!("\"{MARKER}{PREFIX_TAIL_TAG}{token}\""),
+        ];
+        for next in ('a'..='z').chain('0'..='9') {
+            alternatives.push(format!("\"{token}{next}\""));
+            alternatives.push(format!("\"{MARKER}{PREFIX_TAG}{token}{next}\""));
+        }
+        alternatives
+    } else {
         return None;
-    }
-    let mut alternatives = vec![
-        format!("\"{MARKER}{PREFIX_TAG}{text}\""),
-        format!("\"{text}\""),
-    ];
+    };
+    let longest = token.chars().count().max(PREFIX_LENGTHS[0]);
     alternatives.extend(
         COMMON_WORDS
             .iter()
-            .filter(|word| word.len() > token.len() && word.starts_with(token))
+            .filter(|word| word.len() > longest && word.starts_with(token))
             .map(|word| format!("\"{word}\"")),
     );
     Some(alternatives)
 }
 
 /// In a query, a string that starts with [`MARKER`] and a tag (a tier's,
-/// see [`tiers::tier_of_tag`], or [`PREFIX_TAG`]) and then one word: that
-/// tier marker or prefix token, its word folded. `None` for anything else.
+/// see [`tiers::tier_of_tag`], [`PREFIX_TAG`] or [`PREFIX_TAIL_TAG`]) and
+/// then one word: that tier marker, prefix token or prefix tail token, its
+/// word folded. `None` for anything else.
 pub fn marker_token(tokenizer: &mut Tokenizer, text: &[u8]) -> Option<String> {
     let rest = std::str::from_utf8(text).ok()?.strip_prefix(MARKER)?;
     let mut chars = rest.chars();
     let tag = chars
         .next()
-        .filter(|&c| tiers::tier_of_tag(c).is_some() || c == PREFIX_TAG)?;
+        .filter(|&c| tiers::tier_of_tag(c).is_some() || c == PREFIX_TAG || c == PREFIX_TAIL_TAG)?;
     let tokens = tokenizer.tokens(chars.as_str().as_bytes());
     let [(word, ..)] = tokens.as_slice() else {
         return None;
@@ -179,8 +200,29 @@ mod tests {
                 "\"that\"".to_owned()
             ]
         );
-        assert!(prefix_alternatives("de", "de").is_none());
         assert!(prefix_alternatives("depl", "depl").is_none());
+    }
+
+    #[test]
+    fn a_query_of_two_ascii_characters_spells_every_word_it_starts() {
+        let found = prefix_alternatives("Th", "th").unwrap();
+        for wanted in [
+            "\"th\"".to_owned(),
+            format!("\"{MARKER}~th\""),
+            "\"tha\"".to_owned(),
+            format!("\"{MARKER}*tha\""),
+            "\"th9\"".to_owned(),
+            format!("\"{MARKER}*th9\""),
+            "\"that\"".to_owned(),
+            "\"this\"".to_owned(),
+        ] {
+            assert!(found.contains(&wanted), "{wanted} not in {found:?}");
+        }
+        // `the` is a word of three characters, asked for once.
+        assert_eq!(found.iter().filter(|a| *a == "\"the\"").count(), 1);
+        for other in ["d", "дe", "d\u{e9}"] {
+            assert!(prefix_alternatives(other, other).is_none(), "{other}");
+        }
     }
 
     #[test]
