@@ -6,8 +6,8 @@
 //! `tokenize = 'sessions cjk 1 markers 1'` (every family, as the index) and
 //! once with each family left out (`pairs 0`, `prefixes 0`, `tiers 0`); a
 //! family costs the difference: FTS5 bytes per message, CPU time per
-//! message of FTS5's `rebuild`, and CPU time per message of appending rows
-//! one per transaction (rounds of each table in turn).
+//! message of FTS5's `rebuild`, and the median time of appending a row in
+//! a transaction of its own (each row to every table in turn).
 //!
 //! Buy: the queries the family serves, answered by `sessions_search` on
 //! the index (every family, visibility `all`, the default page of 10) and,
@@ -62,10 +62,7 @@ const FAMILIES: [Family; 3] = [
 ];
 
 /// Rows appended to each table, one per transaction.
-const APPENDS: usize = 2000;
-
-/// Rounds the appends are spread over, each table in turn.
-const APPEND_ROUNDS: usize = 10;
+const APPENDS: usize = 5000;
 
 /// Timed passes over each family's queries, with and without in turn.
 const PASSES: usize = 3;
@@ -81,7 +78,7 @@ pub struct FamilyCost {
     pub bytes_per_message: f64,
     /// CPU microseconds per message it adds to FTS5's `rebuild`.
     pub rebuild_us: f64,
-    /// CPU microseconds per message it adds to an append.
+    /// Microseconds it adds to the median append of one row.
     pub append_us: f64,
     /// Median milliseconds of its queries by `sessions_search`.
     pub with_ms: f64,
@@ -157,36 +154,37 @@ fn build(conn: &Connection, table: &str, arguments: &str) -> rusqlite::Result<Va
 }
 
 /// Appends [`APPENDS`] indexed texts to every variant's table, one per
-/// transaction, in rounds, and sets each one's CPU time per message. The
-/// rows get positive rowids, which no indexed message has (the index's
-/// rowids are negative).
+/// transaction, each row to every table in turn, and sets each one's
+/// median time per row: a median, as a write now and then also merges
+/// segments or checkpoints the WAL. The rows get positive rowids, which no
+/// indexed message has (the index's rowids are negative). FTS5's automerge
+/// is off for them, so that no table merges its large index at an append.
 fn append(conn: &Connection, variants: &mut [Variant]) -> rusqlite::Result<()> {
+    let mut inserts = Vec::new();
+    for variant in variants.iter() {
+        let table = &variant.table;
+        conn.execute_batch(&format!(
+            "INSERT INTO {table}({table}, rank) VALUES ('automerge', 0);"
+        ))?;
+        inserts.push(conn.prepare(&format!(
+            "INSERT INTO {table}(rowid, text, scope) VALUES (?1, ?2, ?3)"
+        ))?);
+    }
     let rows: Vec<(String, String)> = conn
         .prepare(&format!(
             "SELECT text, scope FROM session_search_text LIMIT {APPENDS}"
         ))?
         .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    let per_round = rows.len().div_ceil(APPEND_ROUNDS).max(1);
-    let mut seconds = vec![0.0; variants.len()];
-    for (round, chunk) in rows.chunks(per_round).enumerate() {
-        for (variant, total) in variants.iter().zip(&mut seconds) {
-            let sql = format!(
-                "INSERT INTO {}(rowid, text, scope) VALUES (?1, ?2, ?3)",
-                variant.table
-            );
-            let mut insert = conn.prepare(&sql)?;
-            let ((), spent) = spent(|| -> rusqlite::Result<()> {
-                for (i, (text, scope)) in chunk.iter().enumerate() {
-                    insert.execute(params![(round * per_round + i + 1) as i64, text, scope])?;
-                }
-                Ok(())
-            })?;
-            *total += spent.cpu_seconds.unwrap_or(spent.seconds);
+    let mut times = vec![Vec::with_capacity(rows.len()); variants.len()];
+    for (i, (text, scope)) in rows.iter().enumerate() {
+        for (insert, times) in inserts.iter_mut().zip(&mut times) {
+            let (_, ms) = timed_ms(|| insert.execute(params![i as i64 + 1, text, scope]))?;
+            times.push(ms);
         }
     }
-    for (variant, total) in variants.iter_mut().zip(seconds) {
-        variant.append_us = total * 1e6 / rows.len().max(1) as f64;
+    for (variant, times) in variants.iter_mut().zip(times) {
+        variant.append_us = median(&sorted(times)) * 1e3;
     }
     Ok(())
 }

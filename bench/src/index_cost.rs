@@ -54,11 +54,11 @@ index cost   the anchor is built in the same file after our reconciliation:
              budget compares CPU times, which other load on the machine barely moves);
              families: an FTS5 table over the index's content with every family and one
              without each (tokenizer argument pairs 0, prefixes 0, tiers 0); a family's
-             cost is the difference in FTS5 B/msg, rebuild CPU us/msg and append CPU
-             us/msg (2000 rows, one per transaction); what it buys: the median of its
-             queries by sessions_search (every family) against the same answer by FTS5
-             alone on the table without it (top 10 by BM25 of the newest 1000 matches;
-             for one word, of every match)";
+             cost is the difference in FTS5 B/msg, rebuild CPU us/msg and the median
+             append of a row (5000 rows, one per transaction, automerge off); what it
+             buys: the median of its queries by sessions_search (every family) against
+             the same answer by FTS5 alone on the table without it (top 10 by BM25 of
+             the newest 1000 matches; for one word, of every match)";
 
 /// The legend with the anchor's SQL in it, indented by `indent`.
 pub fn legend(indent: &str) -> String {
