@@ -52,17 +52,7 @@ pub fn emit_prefixes<E>(
         return Ok(());
     }
     if let Some(head) = tail_head(token.text) {
-        buffer.clear();
-        buffer.push(MARKER);
-        buffer.push(PREFIX_TAIL_TAG);
-        buffer.push_str(head);
-        emit(
-            Token {
-                text: buffer,
-                ..token
-            },
-            true,
-        )?;
+        emit_marked(token, PREFIX_TAIL_TAG, head, buffer, emit)?;
     }
     // The byte offset of character n is the end of the first n characters:
     // it exists when the token is longer than n.
@@ -71,20 +61,32 @@ pub fn emit_prefixes<E>(
             break;
         }
         if PREFIX_LENGTHS.contains(&n) {
-            buffer.clear();
-            buffer.push(MARKER);
-            buffer.push(PREFIX_TAG);
-            buffer.push_str(&token.text[..end]);
-            emit(
-                Token {
-                    text: buffer,
-                    ..token
-                },
-                true,
-            )?;
+            emit_marked(token, PREFIX_TAG, &token.text[..end], buffer, emit)?;
         }
     }
     Ok(())
+}
+
+/// Emits, colocated with `token`, the token of [`MARKER`], `tag` and
+/// `text`, spelled in `buffer`.
+fn emit_marked<E>(
+    token: Token<'_>,
+    tag: char,
+    text: &str,
+    buffer: &mut String,
+    emit: &mut dyn FnMut(Token<'_>, bool) -> Result<(), E>,
+) -> Result<(), E> {
+    buffer.clear();
+    buffer.push(MARKER);
+    buffer.push(tag);
+    buffer.push_str(text);
+    emit(
+        Token {
+            text: buffer,
+            ..token
+        },
+        true,
+    )
 }
 
 /// The first two characters of `word` when they are ASCII letters or
