@@ -16,6 +16,7 @@
 //! digits, identifiers and other scripts stay as typed.
 
 use rust_stemmers::{Algorithm, Stemmer};
+use std::sync::OnceLock;
 
 /// Suffixes a candidate form ends with, inflections first: every base gets
 /// one suffix before any gets the next.
@@ -172,13 +173,22 @@ pub fn other_forms(word: &str) -> Vec<String> {
 }
 
 /// The [`IRREGULAR`] family of `word`: the one that holds it, or whose
-/// base has its stem (`writes`, `writing`).
+/// base has its stem (`writes`, `writing`). The bases' stems are computed
+/// once per process.
 fn irregular_family(word: &str, stemmer: &Stemmer) -> Option<&'static [&'static str]> {
+    static BASE_STEMS: OnceLock<Vec<String>> = OnceLock::new();
+    let base_stems = BASE_STEMS.get_or_init(|| {
+        IRREGULAR
+            .iter()
+            .map(|family| stemmer.stem(family[0]).into_owned())
+            .collect()
+    });
     let stem = stemmer.stem(word);
     IRREGULAR
         .iter()
-        .find(|family| family.contains(&word) || stemmer.stem(family[0]) == stem)
-        .copied()
+        .zip(base_stems)
+        .find(|(family, base_stem)| family.contains(&word) || **base_stem == stem)
+        .map(|(family, _)| *family)
 }
 
 /// The forms of `word` spelled with suffixes that share its stem (or, for
