@@ -437,7 +437,10 @@ mod tests {
         assert_eq!(expression(r#""failed badly""#), r#""failed badly""#);
         assert_eq!(
             expression(r#"the*"#),
-            format!(r#"("{}*the" OR "the")"#, MARKER)
+            format!(
+                r#"("{}*the" OR "the" OR "their" OR "them" OR "then" OR "there" OR "these" OR "they")"#,
+                MARKER
+            )
         );
         assert_eq!(expression(r#"fix.the.err*"#), r#""fix.the.err"*"#);
     }
@@ -450,8 +453,8 @@ mod tests {
             r#""staging deploy" AND "failed""#
         );
         assert_eq!(
-            expression("con*"),
-            format!(r#"("{}*con" OR "con")"#, MARKER)
+            expression("dep*"),
+            format!(r#"("{}*dep" OR "dep" OR "deploy")"#, MARKER)
         );
         assert_eq!(expression("conf*"), r#""conf"*"#);
         // Longer prefixes stay FTS5 prefixes.

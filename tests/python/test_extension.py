@@ -104,7 +104,7 @@ class LoadingTest(unittest.TestCase):
         conn = connect()
         (text,) = conn.execute("SELECT sessions_version()").fetchone()
         version = json.loads(text)
-        self.assertEqual(version, {"tokenizer": 13, "version": "0.1.0"})
+        self.assertEqual(version, {"tokenizer": 14, "version": "0.1.0"})
 
     def test_tokenizer_without_the_extension_is_unknown(self):
         conn = sqlite3.connect(":memory:")

@@ -136,7 +136,7 @@ class InitTest(StoreTestCase):
         self.assertEqual(first, second)
         self.assertEqual(
             first,
-            {"schema_version": 12, "tokenizer_version": 13, "redaction_version": 3,
+            {"schema_version": 12, "tokenizer_version": 14, "redaction_version": 3,
              "redaction_patterns": 0, "messages": 0, "indexed": 0, "pending": 0,
              "indexing": "immediate"},
         )

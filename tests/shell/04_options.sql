@@ -77,7 +77,7 @@ CREATE VIRTUAL TABLE fam_no_pairs USING fts5(body, tokenize = 'sessions markers 
 CREATE VIRTUAL TABLE fam_no_prefixes USING fts5(body, tokenize = 'sessions markers 1 prefixes 0');
 CREATE VIRTUAL TABLE fam_no_tiers USING fts5(body, tokenize = 'sessions markers 1 tiers 0');
 CREATE VIRTUAL TABLE fam_words USING fts5(body, tokenize = 'sessions markers 1 pairs 0 prefixes 0 tiers 0');
-INSERT INTO fam_all(body) VALUES ('the error in deploy');
+INSERT INTO fam_all(body) VALUES ('the outage in staging');
 INSERT INTO fam_no_pairs(body) SELECT body FROM fam_all;
 INSERT INTO fam_no_prefixes(body) SELECT body FROM fam_all;
 INSERT INTO fam_no_tiers(body) SELECT body FROM fam_all;

@@ -1,5 +1,5 @@
 //! Phrases and prefixes through `Store::search` on random messages full of
-//! common words and words that share prefixes: a phrase finds exactly the
+//! common and frequent words and words that share prefixes: a phrase finds exactly the
 //! messages whose tokens hold the phrase's tokens consecutively, whether or
 //! not it is matched with pair tokens (a common word next to another
 //! word), and a prefix exactly those with a token it starts, whether or not
@@ -32,6 +32,9 @@ const WORDS: &[&str] = &[
     "thaw",
     "deploy",
     "Deployment",
+    "file",
+    "Files",
+    "filter",
     "dep",
     "depl",
     "depot",
@@ -207,7 +210,7 @@ proptest! {
 #[test]
 fn a_two_character_prefix_finds_every_word_it_starts() {
     // Words of two characters, of three (no prefix token), longer ones (a
-    // prefix token), a common one (none), one with a digit, and ones whose
+    // prefix token), frequent ones (none), one with a digit, and ones whose
     // third character is no ASCII letter or digit (the prefix tail), each
     // alone in its message; and messages with none.
     let messages: Vec<String> = [
@@ -222,6 +225,8 @@ fn a_two_character_prefix_finds_every_word_it_starts() {
         "the",
         "that",
         "the",
+        "There",
+        "debug",
         "ad",
         "ode",
         "d e",

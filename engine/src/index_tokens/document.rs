@@ -73,16 +73,16 @@ mod tests {
 
     #[test]
     fn short_messages_mark_each_occurrence_of_their_words_after_the_last_token() {
-        let tokens = document("Deploy deploy now");
+        let tokens = document("Depot depot now");
         assert_eq!(
             tokens,
             [
-                ("deploy".to_owned(), false),
+                ("depot".to_owned(), false),
                 (format!("{MARKER}*dep"), true),
-                ("deploy".to_owned(), false),
+                ("depot".to_owned(), false),
                 ("now".to_owned(), false),
-                (marker(tier(2, 3).unwrap(), "deploy"), true),
-                (marker(tier(2, 3).unwrap(), "deploy"), true),
+                (marker(tier(2, 3).unwrap(), "depot"), true),
+                (marker(tier(2, 3).unwrap(), "depot"), true),
                 (marker(tier(1, 3).unwrap(), "now"), true),
             ]
         );

@@ -4,16 +4,19 @@
 //! starts with `dep` into one, in memory, before it returns a row: the cost
 //! of a short prefix grows with the whole history, whatever the page. So
 //! when a message is indexed, each distinct word longer than a length of
-//! [`PREFIX_LENGTHS`] (common words aside, see [`super::common_words`]) also gets,
-//! colocated with its first occurrence, a prefix token of that many
-//! characters: the marker, [`PREFIX_TAG`] and the word's first characters
-//! (once per word: no phrase holds a prefix token, so more positions would
-//! only take room). A prefix term that is
-//! one word of such a length is asked for as its prefix token, the word
-//! itself and each longer common word it starts, as alternatives (see
-//! [`super::query::prefix_alternatives`]): the same
-//! messages, read as ordinary lists that FTS5 walks lazily, so a page of
-//! the newest matches stops early. Other prefix terms stay FTS5 prefixes.
+//! [`PREFIX_LENGTHS`] also gets, colocated with its first occurrence, a
+//! prefix token of that many characters: the marker, [`PREFIX_TAG`] and the
+//! word's first characters (once per word: no phrase holds a prefix token,
+//! so more positions would only take room). The frequent words
+//! ([`FREQUENT_WORDS`](super::common_words::FREQUENT_WORDS): `file`,
+//! `should`) get none: their lists are the longest, so their prefix tokens
+//! would take the most room (a third of them in real transcripts), while a
+//! query can name them. A prefix term that is one word of such a length is
+//! asked for as its prefix token, the word itself and each frequent word it
+//! starts, as alternatives (see [`super::query::prefix_alternatives`]): the
+//! same messages, read as ordinary lists that FTS5 walks lazily, so a page
+//! of the newest matches stops early. Other prefix terms stay FTS5
+//! prefixes.
 //!
 //! Only three characters get tokens: a prefix of three characters starts
 //! the most words of the prefixes FTS5 can merge at reasonable cost, while
@@ -25,14 +28,14 @@
 //! A prefix of two ASCII letters or digits (`de*`) is asked for as the
 //! alternatives that spell every word it starts: the word itself, each
 //! three-character word and prefix token it starts with one more ASCII
-//! letter or digit (`dea`, `*dea`, … `de9`, `*de9`), the longer common
-//! words it starts, and its **prefix tail token**: a word whose first two
+//! letter or digit (`dea`, `*dea`, … `de9`, `*de9`), the frequent words
+//! it starts, and its **prefix tail token**: a word whose first two
 //! characters are ASCII letters or digits and whose third is neither
 //! (`deλta`, rare) also gets, where it first occurs, the marker,
 //! [`PREFIX_TAIL_TAG`] and those two characters. One character (`a*`), or
 //! two of another script, stay FTS5 prefixes.
 
-use super::common_words::is_common;
+use super::common_words::is_frequent;
 use super::encoding::{MARKER, PREFIX_TAG, PREFIX_TAIL_TAG};
 use crate::tokenizer::Token;
 
@@ -48,7 +51,7 @@ pub fn emit_prefixes<E>(
     buffer: &mut String,
     emit: &mut dyn FnMut(Token<'_>, bool) -> Result<(), E>,
 ) -> Result<(), E> {
-    if is_common(token.text) {
+    if is_frequent(token.text) {
         return Ok(());
     }
     if let Some(head) = tail_head(token.text) {
@@ -122,7 +125,7 @@ mod tests {
 
     #[test]
     fn a_token_longer_than_three_characters_gets_its_first_three() {
-        assert_eq!(prefixes("deploy"), ["*dep"]);
+        assert_eq!(prefixes("depot"), ["*dep"]);
         assert_eq!(prefixes("deployments"), ["*dep"]);
         assert_eq!(prefixes("depl"), ["*dep"]);
         assert!(prefixes("dep").is_empty());
@@ -140,8 +143,10 @@ mod tests {
     }
 
     #[test]
-    fn common_words_get_no_prefixes() {
-        assert!(prefixes("that").is_empty());
-        assert!(prefixes("this").is_empty());
+    fn frequent_words_get_no_prefixes() {
+        for word in ["that", "this", "file", "files", "should"] {
+            assert!(prefixes(word).is_empty(), "{word}");
+        }
+        assert_eq!(prefixes("filter"), ["*fil"]);
     }
 }

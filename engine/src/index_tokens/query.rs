@@ -5,10 +5,10 @@
 //! | family | the compiler writes | the tokenizer reads it as |
 //! | --- | --- | --- |
 //! | pair tokens | a phrase with a common word before another as [`pair_string`] (see [`phrase_has_pairs`]) | [`pair_tokens`]: each common word that another follows, as their pair token; a last word after a pair left out |
-//! | prefix tokens | a one-word prefix of a length in [`PREFIX_LENGTHS`], or of two ASCII letters or digits, as [`prefix_alternatives`]: the prefix tokens' strings, the words, and each longer common word it starts | [`marker_token`]: the prefix token, its characters folded |
+//! | prefix tokens | a one-word prefix of a length in [`PREFIX_LENGTHS`], or of two ASCII letters or digits, as [`prefix_alternatives`]: the prefix tokens' strings, the words, and each frequent word it starts | [`marker_token`]: the prefix token, its characters folded |
 //! | tier markers | a one-word query ranked by tiers as [`tiers::marker`] of the word as typed | [`marker_token`]: the marker, its word folded |
 
-use super::common_words::COMMON_WORDS;
+use super::common_words::FREQUENT_WORDS;
 use super::encoding::{MARKER, PAIRS_TAG, PREFIX_TAG, PREFIX_TAIL_TAG};
 use super::pairs::{pairs_with, push_pair};
 use super::prefixes::PREFIX_LENGTHS;
@@ -33,10 +33,10 @@ pub fn phrase_has_pairs<T: AsRef<str>>(tokens: &[T]) -> bool {
 /// token `token`, typed as `text`:
 ///
 /// - when its length is one of [`PREFIX_LENGTHS`], its prefix token, the
-///   word itself, and each common word longer than it that it starts;
+///   word itself, and each frequent word longer than it that it starts;
 /// - when it is two ASCII letters or digits, the word itself, its prefix
 ///   tail token, each word and prefix token of three characters it starts
-///   (one more ASCII letter or digit), and the longer common words it
+///   (one more ASCII letter or digit), and the frequent words it
 ///   starts (see [`super::prefixes`]);
 ///
 /// `None` for any other token.
@@ -62,7 +62,7 @@ pub fn prefix_alternatives(text: &str, token: &str) -> Option<Vec<String>> {
     };
     let longest = token.chars().count().max(PREFIX_LENGTHS[0]);
     alternatives.extend(
-        COMMON_WORDS
+        FREQUENT_WORDS
             .iter()
             .filter(|word| word.len() > longest && word.starts_with(token))
             .map(|word| format!("\"{word}\"")),
@@ -187,16 +187,22 @@ mod tests {
     }
 
     #[test]
-    fn a_query_of_three_characters_asks_for_its_token_the_word_and_common_words() {
+    fn a_query_of_three_characters_asks_for_its_token_the_word_and_frequent_words() {
         assert_eq!(
             prefix_alternatives("Dep", "dep").unwrap(),
-            [format!("\"{MARKER}*Dep\""), "\"Dep\"".to_owned()]
+            [
+                format!("\"{MARKER}*Dep\""),
+                "\"Dep\"".to_owned(),
+                "\"deploy\"".to_owned()
+            ]
         );
         assert_eq!(
             prefix_alternatives("tha", "tha").unwrap(),
             [
                 format!("\"{MARKER}*tha\""),
                 "\"tha\"".to_owned(),
+                "\"than\"".to_owned(),
+                "\"thanks\"".to_owned(),
                 "\"that\"".to_owned()
             ]
         );
@@ -215,6 +221,7 @@ mod tests {
             format!("\"{MARKER}*th9\""),
             "\"that\"".to_owned(),
             "\"this\"".to_owned(),
+            "\"things\"".to_owned(),
         ] {
             assert!(found.contains(&wanted), "{wanted} not in {found:?}");
         }

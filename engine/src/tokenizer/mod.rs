@@ -62,7 +62,7 @@ pub const MAX_TOKEN_BYTES: usize = 256;
 
 /// Version of the token stream. Bump it whenever a change to this module
 /// changes any token, so databases indexed by an older version are rebuilt.
-pub const TOKENIZER_VERSION: u32 = 13;
+pub const TOKENIZER_VERSION: u32 = 14;
 
 /// What redaction ([`crate::redact`]) writes in place of every secret, in
 /// the index and in everything returned. It is never a token: the text on
