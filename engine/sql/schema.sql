@@ -38,10 +38,11 @@ CREATE INDEX IF NOT EXISTS session_search_nodes_to_index
   ON session_search_nodes(indexed_gen, id DESC) WHERE on_branch = 1 AND indexable = 1;
 
 -- For `order: recent` (sql/recent_complete.sql): per block of 256 message
--- ids (id >> 8), the newest created_at ever written into it. A deleted
--- message leaves its time behind, which can only make a search read more
--- matches, never miss one. Filled here for messages written before the
--- table existed; the triggers keep it up to date.
+-- ids (id >> 8) below the newest message's block, the newest created_at
+-- ever written into it (the newest block's row, if any, may be behind). A
+-- deleted message leaves its time behind, which can only make a search
+-- read more matches, never miss one. Filled here for messages written
+-- before the table existed; the triggers keep it up to date.
 CREATE TABLE IF NOT EXISTS session_search_time_blocks(
   block  INTEGER PRIMARY KEY,
   newest NOT NULL

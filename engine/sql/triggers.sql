@@ -63,7 +63,19 @@ AFTER INSERT ON messages BEGIN
   WHERE NEW.parent_id IS NULL AND id = NEW.id
     AND (SELECT parent FROM session_search_nodes WHERE id = NEW.id) IS NOT NULL;
   UPDATE sessions SET leaf_id = NEW.id WHERE session_key = NEW.session_key;
-  INSERT INTO session_search_time_blocks(block, newest) VALUES (NEW.id >> 8, NEW.created_at)
+  -- Every block of 256 ids below the newest message's has the newest time
+  -- written into it (sql/recent_complete.sql reads the newest block's ids
+  -- one by one, as no id below a window is in a block above it), so an
+  -- append writes a block only when it opens the next one: then the block
+  -- before it gets its newest time. A message below the newest block
+  -- moves its own block's time.
+  INSERT INTO session_search_time_blocks(block, newest)
+  SELECT NEW.id >> 8, NEW.created_at
+  WHERE NEW.id >> 8 < (SELECT max(id) FROM messages) >> 8
+  UNION ALL
+  SELECT block, (SELECT max(created_at) FROM messages WHERE id >= block << 8 AND id < (block + 1) << 8)
+  FROM (SELECT (SELECT max(id) FROM messages WHERE id < NEW.id) >> 8 AS block)
+  WHERE block < NEW.id >> 8
   ON CONFLICT(block) DO UPDATE SET newest = excluded.newest WHERE excluded.newest > newest;
   -- Last, so that a connection without the extension is told of
   -- sessions_text first.

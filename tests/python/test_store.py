@@ -938,6 +938,26 @@ class SearchTest(StoreTestCase):
         rows = c.execute("SELECT id, created_at, role, session_key FROM messages").fetchall()
         self.assertEqual(newest("entry", limit=25), expected("entry", 25))
 
+    def test_every_time_block_below_the_newest_holds_its_newest_time(self):
+        # Appends in time order, one far ahead by id, then messages written
+        # with explicit ids into older blocks, later in time than any.
+        c = store()
+        session(c, "s")
+        for i in range(700):
+            say(c, "s", "user", f"entry {i}", 1000 + i)
+        say(c, "s", "user", "far ahead", 1800, id=5000)
+        say(c, "s", "user", "late import", 9000, id=1000)
+        say(c, "s", "user", "late in block 3", 9500, id=800)
+        say(c, "s", "user", "new", 1900)
+        newest_block = value(c, "SELECT max(id) >> 8 FROM messages")
+        wanted = c.execute("SELECT id >> 8, max(created_at) FROM messages GROUP BY id >> 8"
+                           " HAVING id >> 8 < ? ORDER BY 1", (newest_block,)).fetchall()
+        blocks = c.execute("SELECT block, newest FROM session_search_time_blocks"
+                           " WHERE block < ? ORDER BY block", (newest_block,)).fetchall()
+        self.assertEqual(blocks, wanted)
+        recent = search(c, "entry late", "s", order="recent", limit=3)["results"]
+        self.assertEqual([hit["id"] for hit in recent], [800, 1000, 700])
+
     def test_recent_with_locally_shuffled_times(self):
         # Messages written by several writers at once: by id, times are
         # shuffled within each block of 50.
