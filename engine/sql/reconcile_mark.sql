@@ -4,6 +4,5 @@ UPDATE session_search_nodes
 SET indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation')
 WHERE id IN (
   SELECT id FROM session_search_nodes
-  WHERE on_branch = 1 AND indexable = 1
-    AND indexed_gen < (SELECT value FROM session_search_meta WHERE key = 'generation')
-  ORDER BY indexed_gen, id DESC LIMIT ?1)
+  WHERE on_branch = 1 AND indexable = 1 AND indexed_gen = 0
+  ORDER BY id DESC LIMIT ?1)

@@ -1,4 +1,4 @@
--- session-search internal schema, version 5. Run by sessions_init() after
+-- session-search internal schema. Run by sessions_init() after
 -- tables.sql, in one transaction; every statement is idempotent. Internal
 -- objects are prefixed session_search_ and may change between versions.
 
@@ -19,7 +19,9 @@ INSERT OR IGNORE INTO session_search_meta(key, value) VALUES
 
 -- One node per message: its resolved parent (messages.parent_id, or the leaf
 -- it was appended after), whether it lies on its session's active branch,
--- whether it has searchable text, and the index generation it was indexed in.
+-- whether it has searchable text, and the index generation it was indexed
+-- in: the current one, or 0 (not in the index). A new generation sets every
+-- other value to 0.
 CREATE TABLE IF NOT EXISTS session_search_nodes(
   id          INTEGER PRIMARY KEY,
   parent      INTEGER,
@@ -30,12 +32,13 @@ CREATE TABLE IF NOT EXISTS session_search_nodes(
 
 CREATE INDEX IF NOT EXISTS session_search_nodes_by_parent ON session_search_nodes(parent);
 
--- Nodes whose text belongs in the index; those with an old indexed_gen are
--- the reconciliation backlog. In reconciliation's order (oldest generation,
--- then newest message), so a slice reads only the rows it indexes instead
--- of sorting the whole backlog.
-CREATE INDEX IF NOT EXISTS session_search_nodes_to_index
-  ON session_search_nodes(indexed_gen, id DESC) WHERE on_branch = 1 AND indexable = 1;
+-- The reconciliation backlog: nodes whose text belongs in the index and is
+-- not in it. Only the backlog is in this index, not every indexed node, so
+-- an append indexed at once does not write it; reconciliation reads it
+-- backwards (newest message first), so a slice reads only the rows it
+-- indexes instead of sorting the whole backlog.
+CREATE INDEX IF NOT EXISTS session_search_backlog
+  ON session_search_nodes(id) WHERE on_branch = 1 AND indexable = 1 AND indexed_gen = 0;
 
 -- For `order: recent` (sql/recent_complete.sql): per block of 256 message
 -- ids (id >> 8) below the newest message's block, the newest created_at

@@ -4,9 +4,9 @@
 -- Invariant: a message is in session_search_fts (as rowid ~id, see
 -- session_search_text) iff its node's indexed_gen equals the current
 -- generation; it is then on its session's active branch (the path from the
--- root to sessions.leaf_id) and has role user or assistant. Nodes on the
--- branch with an older indexed_gen are the reconciliation backlog (deferred
--- indexing, adoption, tokenizer rebuild).
+-- root to sessions.leaf_id) and has role user or assistant. Every other
+-- node has indexed_gen 0; those on the branch with searchable text are the
+-- reconciliation backlog (deferred indexing, adoption, tokenizer rebuild).
 --
 -- The triggers call sessions_text(), so a connection without the extension
 -- loaded fails with "no such function" instead of leaving the index stale.

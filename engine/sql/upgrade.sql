@@ -9,8 +9,6 @@
 DROP TABLE IF EXISTS session_search_fts;
 DROP VIEW IF EXISTS session_search_text;
 UPDATE session_search_meta SET value = value + 1 WHERE key = 'generation';
--- The backlog index before version 4 was in ascending id order.
-DROP INDEX IF EXISTS session_search_nodes_to_index;
 -- Version 1's session indexes, replaced by covering ones in tables.sql.
 DROP INDEX IF EXISTS session_search_sessions_by_parent;
 DROP INDEX IF EXISTS session_search_sessions_by_agent;

@@ -13,7 +13,7 @@ use crate::tokenizer::TOKENIZER_VERSION;
 use serde::{Deserialize, Serialize};
 
 /// The schema version this build creates and understands.
-pub const SCHEMA_VERSION: i64 = 12;
+pub const SCHEMA_VERSION: i64 = 13;
 
 /// The public tables `sessions` and `messages` with their indexes, as
 /// `sessions_init()` creates them.
@@ -297,7 +297,7 @@ fn migrate(db: &dyn Connection) -> Result<()> {
                 Settings::current(Vec::new()).to_json().as_str().into(),
             )?;
         }
-        1..=11 => {
+        1..=12 => {
             // Version 7 bounds the scope words by depth, version 8 leaves a
             // deep session's own word out: sessions scoped before keep their
             // longer scopes, which hold every word a search asks for now,
@@ -330,6 +330,10 @@ fn migrate(db: &dyn Connection) -> Result<()> {
             if (4..=10).contains(&version) {
                 db.execute_batch(UPGRADE_SQL)?;
             }
+            // Version 13 indexes only the backlog, the nodes of generation 0
+            // (schema.sql creates `session_search_backlog`).
+            db.execute_batch("DROP INDEX IF EXISTS session_search_nodes_to_index")?;
+            db.execute_batch(OLD_GENERATIONS_SQL)?;
             // Version 10 adds the time blocks of `order: recent`, which
             // schema.sql fills.
             db.execute_batch(SCHEMA_SQL)?;
@@ -439,8 +443,17 @@ fn start_rebuild(db: &dyn Connection) -> Result<()> {
         "INSERT INTO session_search_fts(session_search_fts) VALUES('delete-all');
          UPDATE session_search_meta SET value = value + 1 WHERE key = 'generation';",
     )?;
+    db.execute_batch(OLD_GENERATIONS_SQL)?;
     compaction::forget(db)
 }
+
+/// Sets to 0 (not in the index) every node's generation that is not the
+/// current one, which puts the nodes on a branch with searchable text in
+/// the backlog (`session_search_backlog`): one pass over the nodes, when a
+/// new generation starts.
+const OLD_GENERATIONS_SQL: &str = "UPDATE session_search_nodes SET indexed_gen = 0
+     WHERE indexed_gen <> 0
+       AND indexed_gen <> (SELECT value FROM session_search_meta WHERE key = 'generation')";
 
 /// When the database was indexed by an earlier tokenizer version or
 /// default redaction set, starts a rebuild under the current ones (keeping
@@ -535,93 +548,62 @@ const DRAINABLE_SQL: &str = "SELECT (SELECT journal_mode FROM pragma_journal_mod
      AND (SELECT query_only FROM pragma_query_only) = 0 \
      AND (SELECT locking_mode FROM pragma_locking_mode) = 'normal'";
 
+/// The backlog: nodes whose text belongs in the index and is not in it
+/// (read through `session_search_backlog`, of which it is the condition).
+const BACKLOG: &str =
+    "FROM session_search_nodes WHERE on_branch = 1 AND indexable = 1 AND indexed_gen = 0";
+
 /// Number of nodes waiting to be indexed.
 fn pending(db: &dyn Connection) -> Result<i64> {
     Ok(db
-        .query_value(
-            "SELECT count(*) FROM session_search_nodes
-             WHERE on_branch = 1 AND indexable = 1
-               AND indexed_gen < (SELECT value FROM session_search_meta WHERE key = 'generation')",
-            &[],
-        )?
+        .query_value(&format!("SELECT count(*) {BACKLOG}"), &[])?
         .as_i64()
         .unwrap_or(0))
 }
 
-/// Nodes of one generation of the backlog that [`pending_within`] counts
-/// one by one, for each row the slice may index: about 1 µs against the
-/// ~70 µs of indexing a row.
+/// Backlog nodes that [`pending_within`] counts one by one, for each row
+/// the slice may index: about 1 µs against the ~70 µs of indexing a row.
 const PENDING_COUNTED_PER_ROW: i64 = 20;
 
-/// Nodes of one generation of the backlog that [`pending_within`] counts
-/// one by one however small the slice: a backlog of fewer is counted
-/// exactly (in about half a millisecond).
+/// Backlog nodes that [`pending_within`] counts one by one however small
+/// the slice: a backlog of fewer is counted exactly (in about half a
+/// millisecond).
 const PENDING_COUNTED_AT_LEAST: i64 = 10_000;
 
-/// The backlog's generations (see `session_search_nodes_to_index`), in
-/// order: the next one after ?1.
-const NEXT_PENDING_GENERATION_SQL: &str = "SELECT min(indexed_gen) FROM session_search_nodes
-     WHERE on_branch = 1 AND indexable = 1 AND indexed_gen > ?1
-       AND indexed_gen < (SELECT value FROM session_search_meta WHERE key = 'generation')";
-
-/// The newest (at most ?2) backlog nodes of generation ?1: how many, and
-/// the ids of the first and the last of them.
-const PENDING_OF_GENERATION_SQL: &str = "SELECT count(*), max(id), min(id) FROM (
-       SELECT id FROM session_search_nodes
-       WHERE on_branch = 1 AND indexable = 1 AND indexed_gen = ?1
-       ORDER BY id DESC LIMIT ?2)";
-
-/// The oldest backlog node of generation ?1.
-const OLDEST_PENDING_OF_GENERATION_SQL: &str = "SELECT min(id) FROM session_search_nodes
-     WHERE on_branch = 1 AND indexable = 1 AND indexed_gen = ?1";
-
 /// The number of nodes waiting to be indexed, read at a cost that does not
-/// grow with the backlog: each generation of it is counted one by one up
-/// to `max_rows × PENDING_COUNTED_PER_ROW` nodes (at least
+/// grow with the backlog: it is counted one by one, newest first, up to
+/// `max_rows × PENDING_COUNTED_PER_ROW` nodes (at least
 /// `PENDING_COUNTED_AT_LEAST`), so it is exact for a backlog of fewer; a
-/// larger generation's count is its counted nodes scaled by the span of
-/// ids it covers against the span of those counted (its newest), exact
-/// when the queued messages are spread evenly over the ids.
+/// larger one's count is its counted nodes scaled by the span of ids it
+/// covers against the span of those counted, exact when the queued
+/// messages are spread evenly over the ids.
 fn pending_within(db: &dyn Connection, max_rows: i64) -> Result<i64> {
     let counted_at_most = max_rows
         .saturating_mul(PENDING_COUNTED_PER_ROW)
         .max(PENDING_COUNTED_AT_LEAST);
-    let mut total = 0;
-    let mut generation = -1;
-    loop {
-        let next = db.query_value(NEXT_PENDING_GENERATION_SQL, &[generation.into()])?;
-        let Some(next) = next.as_i64() else {
-            return Ok(total);
-        };
-        generation = next;
-        let rows = db.query(
-            PENDING_OF_GENERATION_SQL,
-            &[generation.into(), counted_at_most.into()],
-        )?;
-        let number = |i: usize| rows[0].get(i).and_then(Value::as_i64).unwrap_or(0);
-        let (counted, newest, last_counted) = (number(0), number(1), number(2));
-        total += if counted < counted_at_most {
-            counted
-        } else {
-            let oldest = db
-                .query_value(OLDEST_PENDING_OF_GENERATION_SQL, &[generation.into()])?
-                .as_i64()
-                .unwrap_or(last_counted);
-            let spread = (newest - oldest + 1) as f64 / (newest - last_counted + 1) as f64;
-            (counted as f64 * spread).round() as i64
-        };
+    let rows = db.query(
+        &format!(
+            "SELECT count(*), max(id), min(id) FROM (SELECT id {BACKLOG} ORDER BY id DESC LIMIT ?1)"
+        ),
+        &[counted_at_most.into()],
+    )?;
+    let number = |i: usize| rows[0].get(i).and_then(Value::as_i64).unwrap_or(0);
+    let (counted, newest, last_counted) = (number(0), number(1), number(2));
+    if counted < counted_at_most {
+        return Ok(counted);
     }
+    let oldest = db
+        .query_value(&format!("SELECT min(id) {BACKLOG}"), &[])?
+        .as_i64()
+        .unwrap_or(last_counted);
+    let spread = (newest - oldest + 1) as f64 / (newest - last_counted + 1) as f64;
+    Ok((counted as f64 * spread).round() as i64)
 }
 
 /// Whether any node waits to be indexed (reads one index entry).
 fn has_pending(db: &dyn Connection) -> Result<bool> {
     Ok(db
-        .query_value(
-            "SELECT EXISTS (SELECT 1 FROM session_search_nodes
-                            WHERE on_branch = 1 AND indexable = 1
-                              AND indexed_gen < (SELECT value FROM session_search_meta WHERE key = 'generation'))",
-            &[],
-        )?
+        .query_value(&format!("SELECT EXISTS (SELECT 1 {BACKLOG})"), &[])?
         .as_i64()
         == Some(1))
 }
@@ -695,7 +677,7 @@ pub fn background_slice(db: &dyn Connection, max_rows: i64) -> Result<bool> {
 /// Indexes up to `max_rows` backlog nodes, newest first, and returns how
 /// many it indexed. Its reads and writes are one transaction, so the slice
 /// reads the rows it indexes, never the whole backlog (see
-/// `session_search_nodes_to_index`).
+/// `session_search_backlog`).
 ///
 /// A slice that waits for the lock (`sessions_reconcile`, the drain; not a
 /// search's) spends what is left of its budget once the backlog is empty
