@@ -30,8 +30,6 @@ CREATE TABLE IF NOT EXISTS session_search_nodes(
   indexed_gen INTEGER NOT NULL DEFAULT 0
 );
 
-CREATE INDEX IF NOT EXISTS session_search_nodes_by_parent ON session_search_nodes(parent);
-
 -- The reconciliation backlog: nodes whose text belongs in the index and is
 -- not in it. Only the backlog is in this index, not every indexed node, so
 -- an append indexed at once does not write it; reconciliation reads it

@@ -210,9 +210,10 @@ WHEN OLD.session_key IS NOT NEW.session_key BEGIN
   SELECT RAISE(ABORT, 'session_search: sessions.session_key cannot change');
 END;
 
--- Deleting a message removes it from the index; its children hang from its
--- parent instead, and a deleted leaf moves the leaf to its parent. The
--- message row is already gone, so the leaf move finds no text to remove.
+-- Deleting a message removes it from the index; its children (messages of
+-- its session, found through the session's messages) hang from its parent
+-- instead, and a deleted leaf moves the leaf to its parent. The message row
+-- is already gone, so the leaf move finds no text to remove.
 CREATE TRIGGER IF NOT EXISTS session_search_message_delete
 AFTER DELETE ON messages BEGIN
   INSERT INTO session_search_fts(session_search_fts, rowid, text, scope)
@@ -221,9 +222,9 @@ AFTER DELETE ON messages BEGIN
   FROM session_search_nodes
   WHERE id = OLD.id AND indexed_gen = (SELECT value FROM session_search_meta WHERE key = 'generation');
   UPDATE session_search_nodes SET parent = (SELECT parent FROM session_search_nodes WHERE id = OLD.id)
-  WHERE parent = OLD.id;
+  WHERE id IN (SELECT id FROM messages WHERE session_key = OLD.session_key AND parent_id = OLD.id);
   UPDATE messages SET parent_id = (SELECT parent FROM session_search_nodes WHERE id = OLD.id)
-  WHERE parent_id = OLD.id;
+  WHERE session_key = OLD.session_key AND parent_id = OLD.id;
   UPDATE sessions SET leaf_id = (SELECT parent FROM session_search_nodes WHERE id = OLD.id)
   WHERE session_key = OLD.session_key AND leaf_id = OLD.id;
   DELETE FROM session_search_nodes WHERE id = OLD.id;

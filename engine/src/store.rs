@@ -331,8 +331,12 @@ fn migrate(db: &dyn Connection) -> Result<()> {
                 db.execute_batch(UPGRADE_SQL)?;
             }
             // Version 13 indexes only the backlog, the nodes of generation 0
-            // (schema.sql creates `session_search_backlog`).
-            db.execute_batch("DROP INDEX IF EXISTS session_search_nodes_to_index")?;
+            // (schema.sql creates `session_search_backlog`), and finds a
+            // deleted message's children through its session's messages.
+            db.execute_batch(
+                "DROP INDEX IF EXISTS session_search_nodes_to_index;
+                 DROP INDEX IF EXISTS session_search_nodes_by_parent;",
+            )?;
             db.execute_batch(OLD_GENERATIONS_SQL)?;
             // Version 10 adds the time blocks of `order: recent`, which
             // schema.sql fills.
