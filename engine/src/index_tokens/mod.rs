@@ -18,7 +18,8 @@
 //!      the word before and this one when the word before is one of the
 //!      [`common_words`], colocated with the word before;
 //!   3. **prefix tokens** ([`prefixes`]): where a word longer than three
-//!      characters first occurs, its first three, colocated with it;
+//!      characters first occurs, its first three, colocated with it (none
+//!      for the [`common_words::FREQUENT_WORDS`]);
 //!   4. **tier markers** ([`tiers`]): after the last word, colocated with
 //!      it, each word whose BM25 weight reaches a tier, once per occurrence.
 //!
@@ -41,7 +42,7 @@
 //! | [`MARKER`](encoding::MARKER) U+E000, a tier's tag ([`FIRST_TIER_TAG`](encoding::FIRST_TIER_TAG) `1` for the best, … `7` for the seventh), a word | tier marker | the word weighs at least the tier's floor in this message; once per occurrence of the word, at the message's last position | `\u{E000}1deploy` |
 //! | [`MARKER`](encoding::MARKER), [`PAIRS_TAG`](encoding::PAIRS_TAG) `+`, a word, a space, the next word | pair token | the two words follow each other here (the first one common); at the first word's position | `\u{E000}+the error` |
 //! | [`MARKER`](encoding::MARKER), [`PAIRS_TAG`](encoding::PAIRS_TAG) `+`, a phrase as typed | pair string (queries only) | match this phrase with its pair tokens | `\u{E000}+fix the error` |
-//! | [`MARKER`](encoding::MARKER), [`PREFIX_TAG`](encoding::PREFIX_TAG) `*`, 3 characters | prefix token | a word of this message starts with them; at the word's first position | `\u{E000}*dep` |
+//! | [`MARKER`](encoding::MARKER), [`PREFIX_TAG`](encoding::PREFIX_TAG) `*`, 3 characters | prefix token | a word of this message (not a frequent one) starts with them; at the word's first position | `\u{E000}*dep` |
 //! | [`MARKER`](encoding::MARKER), [`PREFIX_TAIL_TAG`](encoding::PREFIX_TAIL_TAG) `~`, 2 ASCII letters or digits | prefix tail token | a word of this message starts with them and then a character that is neither (`deλta`); at the word's first position | `\u{E000}~de` |
 //! | [`SCOPE_MARKER`](encoding::SCOPE_MARKER) U+E001 (`char(57345)` in `sql/schema.sql`), then words | scope column | the text of the scope column: its words share one position | `\u{E001}a6f7073 t6d31` |
 //! | [`AGENT_SCOPE_TAG`](encoding::AGENT_SCOPE_TAG) `a`, the hex of an `agent_id` | scope word | the message's session belongs to that agent | `a6f7073` |
