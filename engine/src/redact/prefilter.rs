@@ -1,17 +1,19 @@
 //! One pass over a text that rules out the default patterns it cannot hold,
 //! so that a short text is not scanned by every pattern in turn.
 //!
-//! A pattern's prefix literals are taken from its syntax (`regex_syntax`'s
-//! literal extractor): when they are a finite set without the empty string,
-//! every match of the pattern starts with one of them, so a text that holds
-//! none of them holds no match. The literals are searched for ASCII case
+//! A pattern's required literals are taken from its syntax: a finite set
+//! of literals, none empty, one of which occurs in every match (the
+//! prefixes of a concatenation's tail, say, or the keywords of an
+//! alternation every match goes through). A text that holds none of them
+//! holds no match. The literals are searched for ASCII case
 //! insensitively, which can only add candidates. A pattern without such a
-//! set (one that starts with a wide character class, say) is always
-//! scanned. The prefilter decides only which patterns run: what a pattern
-//! finds is unchanged.
+//! set (one made of wide character classes, say) is always scanned. The
+//! prefilter decides only which patterns run: what a pattern finds is
+//! unchanged.
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
+use regex_syntax::hir::{Hir, HirKind};
 use std::collections::BTreeMap;
 
 /// The literals of a set of patterns, searched together.
@@ -32,7 +34,7 @@ impl Prefilter {
         let mut owners: BTreeMap<Vec<u8>, Vec<usize>> = BTreeMap::new();
         let mut always = Vec::new();
         for (pattern, syntax) in patterns.into_iter().enumerate() {
-            let literals = prefix_literals(syntax);
+            let literals = required_literals(syntax);
             always.push(literals.is_none());
             for literal in literals.into_iter().flatten() {
                 owners
@@ -96,11 +98,56 @@ impl Prefilter {
 /// pattern's own scan.
 const SHORTEST_LITERAL: usize = 3;
 
-/// Literals one of which starts every match of `pattern`, or `None` when
-/// no finite set of literals of at least [`SHORTEST_LITERAL`] bytes does.
-fn prefix_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
-    let syntax = regex_syntax::parse(pattern).ok()?;
-    let sequence = Extractor::new().kind(ExtractKind::Prefix).extract(&syntax);
+/// Case variants a literal set may hold before the extractor shortens its
+/// literals: a case-insensitive keyword of eight letters has 256, more
+/// with the Kelvin sign and the long s (which `(?i)` also matches).
+const MOST_VARIANTS: usize = 2048;
+
+/// Lower-cased literals, one of which occurs in every match of `pattern`,
+/// or `None` when no finite set of literals of at least
+/// [`SHORTEST_LITERAL`] bytes does.
+pub(super) fn required_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
+    required(&regex_syntax::parse(pattern).ok()?)
+}
+
+/// The best set of literals one of which every match of `hir` holds.
+fn required(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+    let within = match hir.kind() {
+        HirKind::Capture(capture) => required(&capture.sub),
+        HirKind::Repetition(repetition) if repetition.min > 0 => required(&repetition.sub),
+        // Each branch's own best set: the branches' prefixes together
+        // would be a product of their case variants, which the extractor
+        // cuts short (`clie` for `client_secret`).
+        HirKind::Alternation(branches) => {
+            let mut all = branches.iter().try_fold(Vec::new(), |mut all, b| {
+                all.extend(required(b)?);
+                Some(all)
+            })?;
+            all.sort();
+            all.dedup();
+            return Some(all);
+        }
+        // What starts any tail of the parts, or what any part holds.
+        HirKind::Concat(parts) => (0..parts.len())
+            .flat_map(|i| {
+                let tail = (i > 0).then(|| prefixes(&Hir::concat(parts[i..].to_vec())));
+                [tail.flatten(), required(&parts[i])]
+            })
+            .flatten()
+            .reduce(better),
+        _ => None,
+    };
+    [prefixes(hir), within].into_iter().flatten().reduce(better)
+}
+
+/// The literals one of which starts every match of `hir`, lower-cased and
+/// without repeats, or `None` when they are not a finite set of at least
+/// [`SHORTEST_LITERAL`] bytes each.
+fn prefixes(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+    let sequence = Extractor::new()
+        .kind(ExtractKind::Prefix)
+        .limit_total(MOST_VARIANTS)
+        .extract(hir);
     let literals = sequence.literals()?;
     if literals.is_empty()
         || literals
@@ -109,7 +156,37 @@ fn prefix_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
     {
         return None;
     }
-    Some(literals.iter().map(|l| l.as_bytes().to_vec()).collect())
+    let mut lowered: Vec<Vec<u8>> = literals
+        .iter()
+        .map(|l| l.as_bytes().to_ascii_lowercase())
+        .collect();
+    lowered.sort();
+    lowered.dedup();
+    Some(lowered)
+}
+
+/// The set a text holds less often, by a rough measure: each literal
+/// counts as often as a random string of its bytes when one byte in four
+/// fits (up to eight bytes), and a literal with bytes beyond ASCII (the
+/// Kelvin sign, the long s) as rarely as the longest.
+fn better(a: Vec<Vec<u8>>, b: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    let frequency = |set: &[Vec<u8>]| -> f64 {
+        set.iter()
+            .map(|literal| {
+                let bytes = if literal.is_ascii() {
+                    literal.len().min(8)
+                } else {
+                    8
+                };
+                0.25f64.powi(bytes as i32)
+            })
+            .sum()
+    };
+    if frequency(&b) < frequency(&a) {
+        b
+    } else {
+        a
+    }
 }
 
 #[cfg(test)]
@@ -123,6 +200,52 @@ mod tests {
         assert_eq!(prefilter.candidates("nothing here"), [false, false, true]);
         assert_eq!(prefilter.candidates("x ghp_abc"), [true, false, true]);
         assert_eq!(prefilter.candidates("BeArEr abc"), [false, true, true]);
+    }
+
+    #[test]
+    fn a_pattern_runs_only_where_a_literal_inside_every_match_is() {
+        let prefilter = Prefilter::new([
+            r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9]{40,}",
+            r"[a-z]*(?:Token|Secret)=\S+",
+            r"_*(?:[a-z]+_)*(?i:pass|key)s?=\S+",
+            r"[0-9]+(?:x|yz)[0-9]+",
+        ]);
+        for (text, may) in [
+            ("abc.atlasv1", [false, false, false, true]),
+            ("x.ATLASV1.y", [true, false, false, true]),
+            ("mySecret", [false, false, false, true]),
+            ("mySecret=", [false, true, false, true]),
+            ("the KEYS", [false, false, false, true]),
+            ("the KEYS=x", [false, false, true, true]),
+        ] {
+            assert_eq!(prefilter.candidates(text), may, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_literals_of_a_pattern_come_from_where_they_are_rarest() {
+        let words = |pattern| {
+            required_literals(pattern)
+                .unwrap()
+                .into_iter()
+                .map(|l| String::from_utf8(l).unwrap())
+                .collect::<Vec<_>>()
+        };
+        // A required word beats the short prefixes that start the match.
+        assert_eq!(words(r"(?:ab|cd)[0-9]+\.secretword"), [".secretword"]);
+        // Each branch of an alternation gives its own best literals.
+        // Each branch of an alternation gives its own best literals: the
+        // branches' prefixes together would be cut shorter (`clie`).
+        assert_eq!(
+            words(r"[a-z]*(?i:client_?secret|pwd)"),
+            [
+                "client_sec",
+                "client_\u{17F}ec",
+                "clientsec",
+                "client\u{17F}ec",
+                "pwd"
+            ]
+        );
     }
 
     #[test]
