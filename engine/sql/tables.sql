@@ -22,9 +22,6 @@ CREATE TABLE IF NOT EXISTS messages(
 -- A session's messages in order; created_at makes it covering for the last
 -- activity and message count of sessions_list.
 CREATE INDEX IF NOT EXISTS session_search_messages_by_session ON messages(session_key, id, created_at);
--- Messages by time: `order: recent` checks with it that the newest matches
--- in index order are the newest by created_at (see sql/recent_complete.sql).
-CREATE INDEX IF NOT EXISTS session_search_messages_by_time ON messages(created_at);
 -- Covering indexes for the visibility walks of visible.sql and the scopes.
 CREATE INDEX IF NOT EXISTS session_search_sessions_by_spawner ON sessions(spawned_by, session_key);
 CREATE INDEX IF NOT EXISTS session_search_sessions_by_agent_key ON sessions(agent_id, session_key);

@@ -13,7 +13,7 @@ use crate::tokenizer::TOKENIZER_VERSION;
 use serde::{Deserialize, Serialize};
 
 /// The schema version this build creates and understands.
-pub const SCHEMA_VERSION: i64 = 13;
+pub const SCHEMA_VERSION: i64 = 14;
 
 /// The public tables `sessions` and `messages` with their indexes, as
 /// `sessions_init()` creates them.
@@ -297,51 +297,56 @@ fn migrate(db: &dyn Connection) -> Result<()> {
                 Settings::current(Vec::new()).to_json().as_str().into(),
             )?;
         }
-        1..=12 => {
-            // Version 7 bounds the scope words by depth, version 8 leaves a
-            // deep session's own word out: sessions scoped before keep their
-            // longer scopes, which hold every word a search asks for now,
-            // until their spawn chain changes. Version 12 gives a chain with
-            // no top (a cycle) one word, which its searches now ask for: the
-            // scopes that differ are written again below.
-            db.execute_batch("DROP VIEW IF EXISTS session_search_scope_of")?;
-            if version <= 8 {
-                if version <= 3 {
+        1..=13 => {
+            if version <= 12 {
+                // Version 7 bounds the scope words by depth, version 8 leaves a
+                // deep session's own word out: sessions scoped before keep their
+                // longer scopes, which hold every word a search asks for now,
+                // until their spawn chain changes. Version 12 gives a chain with
+                // no top (a cycle) one word, which its searches now ask for: the
+                // scopes that differ are written again below.
+                db.execute_batch("DROP VIEW IF EXISTS session_search_scope_of")?;
+                if version <= 8 {
+                    if version <= 3 {
+                        db.execute_batch(UPGRADE_SQL)?;
+                    }
+                    // Version 5 added the time index, version 6 widened the session
+                    // index with created_at: both are indexes of the public tables.
+                    db.execute_batch("DROP INDEX IF EXISTS session_search_messages_by_session")?;
+                    db.execute_batch(PUBLIC_TABLES_SQL)?;
+                    if version >= 4 {
+                        // Version 9 marks each scope so that its words take one
+                        // position: the index is rebuilt, and the scopes are
+                        // written again by schema.sql (none is indexed any more, so
+                        // no index row is removed with its old scope). Before
+                        // version 4, UPGRADE_SQL has dropped the index already.
+                        start_rebuild(db)?;
+                        db.execute_batch("DELETE FROM session_search_scopes")?;
+                    }
+                }
+                // Version 11 gives the index's tokenizer `markers 1`, which
+                // only it needs: the index is dropped, and schema.sql creates it
+                // again, empty, for reconciliation to fill (before version 4
+                // UPGRADE_SQL ran above).
+                if (4..=10).contains(&version) {
                     db.execute_batch(UPGRADE_SQL)?;
                 }
-                // Version 5 added the time index, version 6 widened the session
-                // index with created_at: both are indexes of the public tables.
-                db.execute_batch("DROP INDEX IF EXISTS session_search_messages_by_session")?;
-                db.execute_batch(PUBLIC_TABLES_SQL)?;
-                if version >= 4 {
-                    // Version 9 marks each scope so that its words take one
-                    // position: the index is rebuilt, and the scopes are
-                    // written again by schema.sql (none is indexed any more, so
-                    // no index row is removed with its old scope). Before
-                    // version 4, UPGRADE_SQL has dropped the index already.
-                    start_rebuild(db)?;
-                    db.execute_batch("DELETE FROM session_search_scopes")?;
-                }
+                // Version 13 indexes only the backlog, the nodes of generation 0
+                // (schema.sql creates `session_search_backlog`), and finds a
+                // deleted message's children through its session's messages.
+                db.execute_batch(
+                    "DROP INDEX IF EXISTS session_search_nodes_to_index;
+                     DROP INDEX IF EXISTS session_search_nodes_by_parent;",
+                )?;
+                db.execute_batch(OLD_GENERATIONS_SQL)?;
+                // Version 10 adds the time blocks of `order: recent`, which
+                // schema.sql fills.
+                db.execute_batch(SCHEMA_SQL)?;
+                db.execute_batch(RESCOPE_SQL)?;
             }
-            // Version 11 gives the index's tokenizer `markers 1`, which
-            // only it needs: the index is dropped, and schema.sql creates it
-            // again, empty, for reconciliation to fill (before version 4
-            // UPGRADE_SQL ran above).
-            if (4..=10).contains(&version) {
-                db.execute_batch(UPGRADE_SQL)?;
-            }
-            // Version 13 indexes only the backlog, the nodes of generation 0
-            // (schema.sql creates `session_search_backlog`), and finds a
-            // deleted message's children through its session's messages.
-            db.execute_batch(
-                "DROP INDEX IF EXISTS session_search_nodes_to_index;
-                 DROP INDEX IF EXISTS session_search_nodes_by_parent;",
-            )?;
-            db.execute_batch(OLD_GENERATIONS_SQL)?;
-            // Version 10 adds the time blocks of `order: recent`, which
-            // schema.sql fills.
-            db.execute_batch(SCHEMA_SQL)?;
-            db.execute_batch(RESCOPE_SQL)?;
+            // Version 14 drops the index of messages by time: `order:
+            // recent` reads session_search_time_blocks instead.
+            db.execute_batch("DROP INDEX IF EXISTS session_search_messages_by_time")?;
         }
         _ => {}
     }
@@ -803,7 +808,9 @@ fn read_status(db: &dyn Connection, check_integrity: bool) -> Result<Status> {
         tokenizer_version: TOKENIZER_VERSION,
         redaction_version: REDACTION_VERSION,
         redaction_patterns: redaction_settings(db)?.patterns.len(),
-        messages: count("SELECT count(*) FROM messages")?,
+        // One node per message (the triggers keep them one for one), in a
+        // b-tree smaller than any index of `messages`.
+        messages: count("SELECT count(*) FROM session_search_nodes")?,
         // The index's own row count (the integrity check holds it to the
         // rows it should hold): counting the indexed nodes instead took
         // 150 ms at 3 M messages, on every `sessions_init()`.

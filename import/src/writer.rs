@@ -21,6 +21,7 @@ use rusqlite::OptionalExtension;
 use serde_json::Value;
 use session_search::{NewMessage, NewSession, Result, Role, Store};
 use session_search_engine::content::searchable_text;
+use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 
 /// How far up from the previous message a fork is looked for when deciding
@@ -118,6 +119,10 @@ pub(super) struct Writer<'a> {
     /// This writer created the session row: nothing stored before can be
     /// one of the file's messages under another id.
     created: bool,
+    /// The ids of the session's messages stored when [`Writer::same_message`]
+    /// first looked, by `created_at`, oldest first: one read of the session
+    /// instead of an index of every message's time.
+    stored_at: OnceCell<HashMap<i64, Vec<i64>>>,
     /// The file is a text format keyed by line ([`Writer::positional_message`]).
     positional: bool,
 }
@@ -153,6 +158,7 @@ impl<'a> Writer<'a> {
             imported: 0,
             leaf_named: false,
             created: false,
+            stored_at: OnceCell::new(),
             positional: false,
         }
     }
@@ -652,15 +658,30 @@ impl<'a> Writer<'a> {
         if self.created {
             return Ok(None);
         }
-        let mut statement = self.store.connection().prepare_cached(
-            "SELECT id FROM messages
-             WHERE session_key = ?1 AND created_at = ?2 AND role = ?3 AND content = ?4
-             ORDER BY id",
+        let connection = self.store.connection();
+        if self.stored_at.get().is_none() {
+            let mut by_time: HashMap<i64, Vec<i64>> = HashMap::new();
+            let mut statement = connection.prepare_cached(
+                "SELECT id, created_at FROM messages WHERE session_key = ?1 ORDER BY id",
+            )?;
+            let mut rows = statement.query([key])?;
+            while let Some(row) = rows.next()? {
+                by_time.entry(row.get(1)?).or_default().push(row.get(0)?);
+            }
+            let _ = self.stored_at.set(by_time);
+        }
+        let Some(ids) = self
+            .stored_at
+            .get()
+            .and_then(|by_time| by_time.get(&created_at))
+        else {
+            return Ok(None);
+        };
+        let mut same = connection.prepare_cached(
+            "SELECT 1 FROM messages WHERE id = ?1 AND role = ?2 AND content = ?3",
         )?;
-        let mut rows = statement.query((key, created_at, role.as_str(), content))?;
-        while let Some(row) = rows.next()? {
-            let id: i64 = row.get(0)?;
-            if !self.parent_of.contains_key(&id) {
+        for &id in ids {
+            if !self.parent_of.contains_key(&id) && same.exists((id, role.as_str(), content))? {
                 return Ok(Some(id));
             }
         }

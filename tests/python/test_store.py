@@ -136,7 +136,7 @@ class InitTest(StoreTestCase):
         self.assertEqual(first, second)
         self.assertEqual(
             first,
-            {"schema_version": 13, "tokenizer_version": 14, "redaction_version": 3,
+            {"schema_version": 14, "tokenizer_version": 14, "redaction_version": 3,
              "redaction_patterns": 0, "messages": 0, "indexed": 0, "pending": 0,
              "indexing": "immediate"},
         )
@@ -181,7 +181,7 @@ class InitTest(StoreTestCase):
             time.sleep(0.6)
             writer.execute("COMMIT")
             waiting.join()
-            self.assertEqual(outcome[5000], 13)
+            self.assertEqual(outcome[5000], 14)
             writer.close()
 
     def test_functions_refuse_to_run_before_init(self):
@@ -196,7 +196,7 @@ class InitTest(StoreTestCase):
             name = sql.split("(")[0].split()[-1]
             self.assertError(conn, sql, (), name, "run SELECT sessions_init() first")
 
-    def test_versions_4_to_8_gain_the_time_index_the_covering_session_index_and_marked_bounded_scopes(self):
+    def test_versions_4_to_8_gain_the_covering_session_index_and_marked_bounded_scopes(self):
         index_sql = "SELECT sql FROM sqlite_master WHERE name = 'session_search_messages_by_session'"
         for version in (4, 5, 6, 7, 8):
             with self.subTest(version=version):
@@ -205,8 +205,8 @@ class InitTest(StoreTestCase):
                 say(conn, "s", "user", "kept across the upgrade", 1)
                 conn.execute("DROP INDEX session_search_messages_by_session")
                 conn.execute("CREATE INDEX session_search_messages_by_session ON messages(session_key, id)")
-                if version == 4:
-                    conn.execute("DROP INDEX session_search_messages_by_time")
+                if version >= 5:
+                    conn.execute("CREATE INDEX session_search_messages_by_time ON messages(created_at)")
                 # Before version 7 a scope held the whole spawn chain.
                 conn.execute("DROP VIEW session_search_scope_of")
                 conn.execute("CREATE VIEW session_search_scope_of(session_key, scope) AS"
@@ -215,11 +215,11 @@ class InitTest(StoreTestCase):
                 init = json.loads(value(conn, "SELECT sessions_init()"))
                 # Version 9 marks the scopes: the index is rebuilt, and a
                 # search indexes the backlog it finds.
-                self.assertEqual((init["schema_version"], init["indexed"], init["pending"]), (13, 0, 1))
+                self.assertEqual((init["schema_version"], init["indexed"], init["pending"]), (14, 0, 1))
                 view = value(conn, "SELECT sql FROM sqlite_master WHERE name = 'session_search_scope_of'")
                 self.assertIn("THEN 'tz'", view)
                 self.assertEqual(value(conn, "SELECT unicode(scope) FROM session_search_scopes"), 0xE001)
-                self.assertEqual(value(conn, "SELECT count(*) FROM sqlite_master WHERE name = 'session_search_messages_by_time'"), 1)
+                self.assertEqual(value(conn, "SELECT count(*) FROM sqlite_master WHERE name = 'session_search_messages_by_time'"), 0)
                 self.assertIn("(session_key, id, created_at)", value(conn, index_sql))
                 self.assertEqual(found(conn, "upgrade", "s", order="recent"), [1])
                 listed = json.loads(value(conn, """SELECT sessions_list('{"caller":"s"}')"""))
@@ -227,8 +227,21 @@ class InitTest(StoreTestCase):
 
     def test_newer_schema_version_is_refused(self):
         conn = store()
-        conn.execute("UPDATE session_search_meta SET value = 14 WHERE key = 'schema_version'")
-        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 14", "upgrade")
+        conn.execute("UPDATE session_search_meta SET value = 15 WHERE key = 'schema_version'")
+        self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 15", "upgrade")
+
+    def test_version_13_drops_the_index_of_messages_by_time(self):
+        conn = store()
+        session(conn, "s")
+        for i in range(300):
+            say(conn, "s", "user", f"entry {i}", 1000 + i)
+        conn.execute("CREATE INDEX session_search_messages_by_time ON messages(created_at)")
+        conn.execute("UPDATE session_search_meta SET value = 13 WHERE key = 'schema_version'")
+        init = json.loads(value(conn, "SELECT sessions_init()"))
+        # Nothing to index again: the index itself is unchanged.
+        self.assertEqual((init["schema_version"], init["messages"], init["indexed"], init["pending"]), (14, 300, 300, 0))
+        self.assertEqual(value(conn, "SELECT count(*) FROM sqlite_master WHERE name = 'session_search_messages_by_time'"), 0)
+        self.assertEqual(found(conn, "entry", "s", order="recent", limit=3), [298, 299, 300])
 
     def test_version_9_gains_the_time_blocks_of_recent(self):
         conn = store()
@@ -239,7 +252,7 @@ class InitTest(StoreTestCase):
         conn.execute("UPDATE session_search_meta SET value = 9 WHERE key = 'schema_version'")
         init = json.loads(value(conn, "SELECT sessions_init()"))
         # Version 11 rebuilds the index (below).
-        self.assertEqual((init["schema_version"], init["pending"]), (13, 600))
+        self.assertEqual((init["schema_version"], init["pending"]), (14, 600))
         blocks = conn.execute("SELECT block, newest FROM session_search_time_blocks ORDER BY block").fetchall()
         self.assertEqual(blocks, [(0, 1254), (1, 1510), (2, 1599)])
         self.assertEqual(found(conn, "entry", "s", order="recent", limit=3), [598, 599, 600])
@@ -257,7 +270,7 @@ class InitTest(StoreTestCase):
                      " || CASE WHEN session_key = 'below' THEN ' t' || lower(hex('below')) ELSE '' END")
         conn.execute("UPDATE session_search_meta SET value = 11 WHERE key = 'schema_version'")
         init = json.loads(value(conn, "SELECT sessions_init()"))
-        self.assertEqual((init["schema_version"], init["pending"]), (13, 0))
+        self.assertEqual((init["schema_version"], init["pending"]), (14, 0))
         scopes = conn.execute("SELECT session_key, substr(scope, 2) FROM session_search_scopes ORDER BY 1").fetchall()
         self.assertEqual(scopes, [("below", "a6d61696e tz"), ("p", "a6d61696e tz"), ("q", "a6d61696e tz")])
         self.assertEqual(sorted(found(conn, "guava", "p")), [1, 2, 3])
@@ -275,7 +288,7 @@ class InitTest(StoreTestCase):
                      " content = 'session_search_text', content_rowid = 'id', tokenize = 'sessions cjk 1')")
         conn.execute("UPDATE session_search_meta SET value = 10 WHERE key = 'schema_version'")
         init = json.loads(value(conn, "SELECT sessions_init()"))
-        self.assertEqual((init["schema_version"], init["indexed"], init["pending"]), (13, 0, 2))
+        self.assertEqual((init["schema_version"], init["indexed"], init["pending"]), (14, 0, 2))
         self.assertIn("markers 1", value(conn, "SELECT sql FROM sqlite_master WHERE name = 'session_search_fts'"))
         self.assertEqual(json.loads(value(conn, "SELECT sessions_reconcile(10)"))["pending"], 0)
         self.assertEqual(found(conn, '"the error"', "s"), [1])
