@@ -742,6 +742,36 @@ class DeferredTest(StoreTestCase):
         self.assertEqual(found(conn, '"backlog line 14999" OR "backlog line 26999"', "b0", visibility="all"),
                          [15_000, 27_000])
 
+    def test_a_rebuild_starts_without_a_pass_over_every_message(self):
+        """A new generation (a redaction change here) writes no node under
+        the write lock; reconciliation resets the old generations, newest
+        first, a bounded number a slice, and nothing of the old index is
+        searched meanwhile."""
+        conn = store()
+        session(conn, "a")
+        conn.execute("BEGIN")
+        conn.executemany(
+            "INSERT INTO messages(session_key, role, content, created_at) VALUES ('a', 'user', ?, ?)",
+            ((f"rebuilt entry {i}", i) for i in range(5000)))
+        conn.execute("COMMIT")
+        conn.execute("SELECT sessions_set_indexing('deferred')")
+        change = json.loads(value(conn, """SELECT sessions_set_redaction('["ACME-[0-9]{6}"]')"""))
+        self.assertEqual((change["changed"], change["pending"]), (True, 5000))
+        # Every node keeps its old generation until reconciliation reaches it.
+        self.assertEqual(value(conn, "SELECT count(*) FROM session_search_nodes WHERE indexed_gen = 0"), 0)
+        self.assertEqual(status(conn)["indexed"], 0)
+        progress = json.loads(value(conn, "SELECT sessions_reconcile(10)"))
+        self.assertEqual((progress["indexed"], progress["pending"], progress["done"]), (10, 4990, False))
+        self.assertEqual(status(conn)["pending"], 4990)
+        newest = json.loads(value(conn, """SELECT sessions_search('"rebuilt entry"', '{"caller":"a","order":"recent","limit":3}')"""))
+        self.assertTrue(newest["indexing"])
+        self.assertEqual([r["messageId"] for r in newest["results"]], ["5000", "4999", "4998"])
+        while not json.loads(value(conn, "SELECT sessions_reconcile(100)"))["done"]:
+            pass
+        self.assertEqual((status(conn)["indexed"], status(conn)["pending"]), (5000, 0))
+        self.assertEqual(value(conn, "SELECT count(*) FROM session_search_meta WHERE key LIKE 'reset_%' AND value IS NOT NULL"), 0)
+        self.assertEqual(found(conn, '"rebuilt entry 0"', "a"), [1])
+
     def test_reconcile_compacts_an_index_written_by_appends(self):
         conn = store()
         session(conn, "a")

@@ -163,12 +163,16 @@ SELECT value FROM session_search_meta WHERE key = 'tokenizer_version';
 CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, session_search_fts, 'row');
 SELECT count(*) FROM temp.vocab WHERE term IN (char(57344) || '*wit', char(57344) || '*oth');
 SELECT sessions_init();
-.print -- (its schema, version 12, indexed every node's generation; 13 only the backlog's)
+.print -- (its schema, version 12, indexed every node's generation; 13 only the backlog's,
+.print -- which reconciliation fills from the newest node down: empty until then, with
+.print -- the 7 messages still pending)
 SELECT name FROM sqlite_master WHERE name IN ('session_search_nodes_to_index', 'session_search_backlog');
 SELECT count(*) FROM session_search_nodes INDEXED BY session_search_backlog WHERE on_branch = 1 AND indexable = 1 AND indexed_gen = 0;
+SELECT json_extract(sessions_status(), '$.pending');
 SELECT count(*) FROM temp.vocab;
 SELECT json_extract(sessions_search('wit*', '{"caller":"agent:main:cli:1"}'), '$.indexing');
 SELECT sessions_reconcile(100);
+SELECT count(*) FROM session_search_meta WHERE key = 'reset_below' AND value IS NOT NULL;
 SELECT json_extract(sessions_status(), '$.tokenizer_version');
 SELECT count(*) FROM temp.vocab WHERE term IN (char(57344) || '*wit', char(57344) || '*oth');
 SELECT count(*) FROM temp.vocab WHERE term IN (char(57344) || '*dep', char(57344) || '*cer');
