@@ -230,11 +230,18 @@ class InitTest(StoreTestCase):
         conn.execute("UPDATE session_search_meta SET value = 15 WHERE key = 'schema_version'")
         self.assertError(conn, "SELECT sessions_init()", (), "sessions_init", "schema version 15", "upgrade")
 
-    def test_version_13_drops_the_index_of_messages_by_time(self):
+    @staticmethod
+    def entries(n):
+        """A store whose session "s" holds `n` user messages, `entry 0`
+        onwards, at times from 1000."""
         conn = store()
         session(conn, "s")
-        for i in range(300):
+        for i in range(n):
             say(conn, "s", "user", f"entry {i}", 1000 + i)
+        return conn
+
+    def test_version_13_drops_the_index_of_messages_by_time(self):
+        conn = self.entries(300)
         conn.execute("CREATE INDEX session_search_messages_by_time ON messages(created_at)")
         conn.execute("UPDATE session_search_meta SET value = 13 WHERE key = 'schema_version'")
         init = json.loads(value(conn, "SELECT sessions_init()"))
@@ -244,10 +251,7 @@ class InitTest(StoreTestCase):
         self.assertEqual(found(conn, "entry", "s", order="recent", limit=3), [298, 299, 300])
 
     def test_version_9_gains_the_time_blocks_of_recent(self):
-        conn = store()
-        session(conn, "s")
-        for i in range(600):
-            say(conn, "s", "user", f"entry {i}", 1000 + i)
+        conn = self.entries(600)
         conn.execute("DROP TABLE session_search_time_blocks")
         conn.execute("UPDATE session_search_meta SET value = 9 WHERE key = 'schema_version'")
         init = json.loads(value(conn, "SELECT sessions_init()"))
@@ -703,10 +707,11 @@ class DeferredTest(StoreTestCase):
         self.assertConsistent(conn)
 
     def test_a_large_backlog_is_counted_by_its_newest_part(self):
-        """A slice counts at most 10 000 queued messages of each generation
-        (20 per row it may index, if more), so its cost never grows with
-        the backlog; beyond that the count is scaled by the queued ids'
-        span, exact when they are spread evenly, as here."""
+        """A slice counts at most 10 000 queued messages (20 per row it may
+        index, if more), so its cost never grows with the backlog; beyond
+        that the count is scaled by the queued ids' span, exact when they
+        are spread evenly, as here. The messages of an emptied index not
+        yet queued again are added as the rebuild counted them."""
         conn = store()
         for k in range(10):
             session(conn, f"b{k}")
