@@ -20,8 +20,9 @@ INSERT OR IGNORE INTO session_search_meta(key, value) VALUES
 -- One node per message: its resolved parent (messages.parent_id, or the leaf
 -- it was appended after), whether it lies on its session's active branch,
 -- whether it has searchable text, and the index generation it was indexed
--- in: the current one, or 0 (not in the index). A new generation sets every
--- other value to 0.
+-- in: the current one, or 0 (not in the index). A new generation leaves the
+-- old values, which count as not indexed, below the bound reset_below in
+-- session_search_meta; reconciliation sets them to 0, newest node first.
 CREATE TABLE IF NOT EXISTS session_search_nodes(
   id          INTEGER PRIMARY KEY,
   parent      INTEGER,

@@ -5,8 +5,10 @@
 -- session_search_text) iff its node's indexed_gen equals the current
 -- generation; it is then on its session's active branch (the path from the
 -- root to sessions.leaf_id) and has role user or assistant. Every other
--- node has indexed_gen 0; those on the branch with searchable text are the
--- reconciliation backlog (deferred indexing, adoption, tokenizer rebuild).
+-- node has indexed_gen 0, or the generation of an index a rebuild emptied
+-- until reconciliation sets it to 0; those of generation 0 on the branch
+-- with searchable text are the reconciliation backlog (deferred indexing,
+-- adoption, tokenizer rebuild).
 --
 -- The triggers call sessions_text(), so a connection without the extension
 -- loaded fails with "no such function" instead of leaving the index stale.

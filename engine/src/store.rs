@@ -635,7 +635,7 @@ fn pending(db: &dyn Connection) -> Result<i64> {
         .query_value(
             &format!(
                 "SELECT (SELECT count(*) {BACKLOG}) + (SELECT count(*) {OLD_GENERATIONS}
-                   AND id < (SELECT value FROM session_search_meta WHERE key = 'reset_below'))"
+                   AND id < (SELECT value FROM session_search_meta WHERE key = '{RESET_BELOW}'))"
             ),
             &[],
         )?
@@ -688,7 +688,7 @@ fn has_pending(db: &dyn Connection) -> Result<bool> {
         .query_value(
             &format!(
                 "SELECT EXISTS (SELECT 1 {BACKLOG}) OR (SELECT value IS NOT NULL
-                   FROM session_search_meta WHERE key = 'reset_below')"
+                   FROM session_search_meta WHERE key = '{RESET_BELOW}')"
             ),
             &[],
         )?
