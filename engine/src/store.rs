@@ -338,7 +338,10 @@ fn migrate(db: &dyn Connection) -> Result<()> {
                     "DROP INDEX IF EXISTS session_search_nodes_to_index;
                      DROP INDEX IF EXISTS session_search_nodes_by_parent;",
                 )?;
-                let old = db.query_value(&format!("SELECT count(*) {OLD_GENERATIONS}"), &[])?;
+                let old = db.query_value(
+                    &format!("SELECT count(*) FROM session_search_nodes WHERE {OLD_GENERATION}"),
+                    &[],
+                )?;
                 mark_old_generations(db, old.as_i64().unwrap_or(0))?;
                 // Version 10 adds the time blocks of `order: recent`, which
                 // schema.sql fills.
@@ -505,9 +508,10 @@ fn reset_old_generations(db: &dyn Connection, max_rows: i64) -> Result<()> {
         )?
         .as_i64();
     db.query(
-        "UPDATE session_search_nodes SET indexed_gen = 0
-         WHERE id >= ?1 AND id < ?2 AND indexed_gen <> 0
-           AND indexed_gen <> (SELECT value FROM session_search_meta WHERE key = 'generation')",
+        &format!(
+            "UPDATE session_search_nodes SET indexed_gen = 0
+             WHERE id >= ?1 AND id < ?2 AND {OLD_GENERATION}"
+        ),
         &[lowest.unwrap_or(i64::MIN).into(), below.into()],
     )?;
     let reset = db
@@ -523,11 +527,11 @@ fn reset_old_generations(db: &dyn Connection, max_rows: i64) -> Result<()> {
     )
 }
 
-/// The nodes of an old generation: only a node on its branch with
+/// The condition of a node of an old generation: only a node on its branch with
 /// searchable text is ever indexed, and one that leaves the branch or
 /// changes gets generation 0, so each of them is a message its reset will
 /// put in the backlog.
-const OLD_GENERATIONS: &str = "FROM session_search_nodes WHERE indexed_gen <> 0
+const OLD_GENERATION: &str = "indexed_gen <> 0
      AND indexed_gen <> (SELECT value FROM session_search_meta WHERE key = 'generation')";
 
 /// When the database was indexed by an earlier tokenizer version or
@@ -634,7 +638,7 @@ fn pending(db: &dyn Connection) -> Result<i64> {
     Ok(db
         .query_value(
             &format!(
-                "SELECT (SELECT count(*) {BACKLOG}) + (SELECT count(*) {OLD_GENERATIONS}
+                "SELECT (SELECT count(*) {BACKLOG}) + (SELECT count(*) FROM session_search_nodes WHERE {OLD_GENERATION}
                    AND id < (SELECT value FROM session_search_meta WHERE key = '{RESET_BELOW}'))"
             ),
             &[],

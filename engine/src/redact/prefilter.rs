@@ -13,7 +13,7 @@
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
-use regex_syntax::hir::{Hir, HirKind};
+use regex_syntax::hir::{Class, ClassBytesRange, ClassUnicodeRange, Hir, HirKind};
 use std::collections::BTreeMap;
 
 /// The literals of a set of patterns, searched together.
@@ -99,8 +99,9 @@ impl Prefilter {
 const SHORTEST_LITERAL: usize = 3;
 
 /// Case variants a literal set may hold before the extractor shortens its
-/// literals: a case-insensitive keyword of eight letters has 256, more
-/// with the Kelvin sign and the long s (which `(?i)` also matches).
+/// literals (still sound, less selective): a case-insensitive keyword of
+/// eight letters has 256, more with the Kelvin sign and the long s (which
+/// `(?i)` also matches).
 const MOST_VARIANTS: usize = 2048;
 
 /// Lower-cased literals, one of which occurs in every match of `pattern`,
@@ -112,7 +113,7 @@ pub(super) fn required_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
 
 /// The best set of literals one of which every match of `hir` holds.
 fn required(hir: &Hir) -> Option<Vec<Vec<u8>>> {
-    let within = match hir.kind() {
+    match hir.kind() {
         HirKind::Capture(capture) => required(&capture.sub),
         HirKind::Repetition(repetition) if repetition.min > 0 => required(&repetition.sub),
         // Each branch's own best set: the branches' prefixes together
@@ -125,19 +126,49 @@ fn required(hir: &Hir) -> Option<Vec<Vec<u8>>> {
             })?;
             all.sort();
             all.dedup();
-            return Some(all);
+            Some(all)
         }
-        // What starts any tail of the parts, or what any part holds.
+        // What starts a run of literal parts and the parts after it, or
+        // what any part holds. (A tail that starts inside such a run holds
+        // no literal that the run's start does not hold within a longer
+        // one.)
         HirKind::Concat(parts) => (0..parts.len())
             .flat_map(|i| {
-                let tail = (i > 0).then(|| prefixes(&Hir::concat(parts[i..].to_vec())));
+                let starts_run =
+                    may_start_literals(&parts[i]) && (i == 0 || !may_start_literals(&parts[i - 1]));
+                let tail = starts_run.then(|| prefixes(&Hir::concat(parts[i..].to_vec())));
                 [tail.flatten(), required(&parts[i])]
             })
             .flatten()
             .reduce(better),
-        _ => None,
-    };
-    [prefixes(hir), within].into_iter().flatten().reduce(better)
+        _ => prefixes(hir),
+    }
+}
+
+/// Whether every match of `hir` starts with a literal or one of a few
+/// characters (a letter in either case, say): only a tail that starts so
+/// may start with literals worth searching for, and extracting the others'
+/// (a wide class, something that may be empty) would cost most of the
+/// prefilter's making for nothing.
+fn may_start_literals(hir: &Hir) -> bool {
+    match hir.kind() {
+        HirKind::Literal(_) => true,
+        HirKind::Alternation(branches) => branches.iter().all(may_start_literals),
+        HirKind::Concat(parts) => parts.first().is_some_and(may_start_literals),
+        HirKind::Class(Class::Unicode(class)) => {
+            let size = |r: &ClassUnicodeRange| u32::from(r.end()) - u32::from(r.start()) + 1;
+            class.ranges().iter().map(size).sum::<u32>() <= 3
+        }
+        HirKind::Class(Class::Bytes(class)) => {
+            let size = |r: &ClassBytesRange| u32::from(r.end() - r.start()) + 1;
+            class.ranges().iter().map(size).sum::<u32>() <= 3
+        }
+        HirKind::Capture(capture) => may_start_literals(&capture.sub),
+        HirKind::Repetition(repetition) => {
+            repetition.min > 0 && may_start_literals(&repetition.sub)
+        }
+        HirKind::Empty | HirKind::Look(_) => false,
+    }
 }
 
 /// The literals one of which starts every match of `hir`, lower-cased and
