@@ -6,7 +6,6 @@
 use crate::content;
 use crate::db::{Connection, Value};
 use crate::history::{self, HistoryOptions};
-use crate::index_tokens::encoding::SCOPE_MARKER;
 use crate::list::{self, ListOptions};
 use crate::redact::{Redactor, Settings};
 use crate::search::{self, SearchOptions};
@@ -14,6 +13,7 @@ use crate::store::{self, IndexingMode};
 use crate::tokenizer::{ArgumentError, Options, Tokenizer, TOKENIZER_VERSION};
 use serde_json::json;
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 /// The body of a SQL function: arguments in, result or error message out.
 pub type Body = fn(&dyn Connection, &[Value]) -> Result<Value, String>;
@@ -178,9 +178,7 @@ fn options<T: serde::de::DeserializeOwned>(value: &Value, function: &str) -> Res
 /// and is emptied by its rebuild before it is read, so a host's write after
 /// an upgrade goes on, and the rebuild indexes the message; a later set or
 /// version is an error, as this build must not write a newer one's index.
-/// A text starting with the scope column's marker gets a space before it,
-/// so that the tokenizer never takes a message for a scope
-/// ([`SCOPE_MARKER`]).
+/// The text is as [`content::indexed_text`] gives it.
 fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
     let Some(content) = args[0].as_bytes() else {
         return Ok(Value::Null);
@@ -202,13 +200,13 @@ fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
             }
         }
     }
-    let redacted = match args.get(1) {
-        None => Redactor::new::<&str>(&[])?.redact(&text),
+    let redactor = match args.get(1) {
+        None => Arc::new(Redactor::new::<&str>(&[])?),
         Some(Value::Text(settings)) => {
             match Settings::indexing_redactor(settings)
                 .map_err(|e| format!("sessions_text: {e}"))?
             {
-                Some(redactor) => redactor.redact(&text),
+                Some(redactor) => redactor,
                 None => return Ok(Value::Null),
             }
         }
@@ -219,10 +217,7 @@ fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
             )
         }
     };
-    if redacted.starts_with(SCOPE_MARKER) {
-        return Ok(Value::Text(format!(" {redacted}")));
-    }
-    Ok(Value::Text(redacted.into_owned()))
+    Ok(Value::Text(content::indexed_text(&text, &redactor)))
 }
 
 fn sessions_set_redaction(db: &dyn Connection, args: &[Value]) -> Result<Value, String> {
