@@ -1,8 +1,6 @@
 //! Message content: plain text, or a JSON array of content blocks in the
 //! common agent formats (docs/sql.md, "Schema and write path").
 
-use crate::index_tokens::encoding::SCOPE_MARKER;
-use crate::redact::Redactor;
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -34,18 +32,6 @@ pub fn searchable_text(content: &[u8]) -> Option<Cow<'_, str>> {
         None => text,
     };
     (!text.is_empty()).then_some(text)
-}
-
-/// The text the index holds for a message whose searchable text
-/// ([`searchable_text`]) is `text`: every secret `redactor` finds replaced,
-/// and a space before it when it starts with the scope column's marker, so
-/// that the tokenizer never takes a message for a scope ([`SCOPE_MARKER`]).
-pub fn indexed_text(text: &str, redactor: &Redactor) -> String {
-    let redacted = redactor.redact(text);
-    match redacted.starts_with(SCOPE_MARKER) {
-        true => format!(" {redacted}"),
-        false => redacted.into_owned(),
-    }
 }
 
 /// What a message shows in history: the text of user and assistant messages,

@@ -13,7 +13,6 @@
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
-mod backlog;
 pub mod bm25;
 pub mod compaction;
 pub mod content;

@@ -6,6 +6,7 @@
 use crate::content;
 use crate::db::{Connection, Value};
 use crate::history::{self, HistoryOptions};
+use crate::index_tokens::encoding::SCOPE_MARKER;
 use crate::list::{self, ListOptions};
 use crate::redact::{Redactor, Settings};
 use crate::search::{self, SearchOptions};
@@ -13,7 +14,6 @@ use crate::store::{self, IndexingMode};
 use crate::tokenizer::{ArgumentError, Options, Tokenizer, TOKENIZER_VERSION};
 use serde_json::json;
 use std::cmp::Ordering;
-use std::sync::Arc;
 
 /// The body of a SQL function: arguments in, result or error message out.
 pub type Body = fn(&dyn Connection, &[Value]) -> Result<Value, String>;
@@ -178,7 +178,9 @@ fn options<T: serde::de::DeserializeOwned>(value: &Value, function: &str) -> Res
 /// and is emptied by its rebuild before it is read, so a host's write after
 /// an upgrade goes on, and the rebuild indexes the message; a later set or
 /// version is an error, as this build must not write a newer one's index.
-/// The text is as [`content::indexed_text`] gives it.
+/// A text starting with the scope column's marker gets a space before it,
+/// so that the tokenizer never takes a message for a scope
+/// ([`SCOPE_MARKER`]).
 fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
     let Some(content) = args[0].as_bytes() else {
         return Ok(Value::Null);
@@ -200,13 +202,13 @@ fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
             }
         }
     }
-    let redactor = match args.get(1) {
-        None => Arc::new(Redactor::new::<&str>(&[])?),
+    let redacted = match args.get(1) {
+        None => Redactor::new::<&str>(&[])?.redact(&text),
         Some(Value::Text(settings)) => {
             match Settings::indexing_redactor(settings)
                 .map_err(|e| format!("sessions_text: {e}"))?
             {
-                Some(redactor) => redactor,
+                Some(redactor) => redactor.redact(&text),
                 None => return Ok(Value::Null),
             }
         }
@@ -217,7 +219,10 @@ fn sessions_text(_: &dyn Connection, args: &[Value]) -> Result<Value, String> {
             )
         }
     };
-    Ok(Value::Text(content::indexed_text(&text, &redactor)))
+    if redacted.starts_with(SCOPE_MARKER) {
+        return Ok(Value::Text(format!(" {redacted}")));
+    }
+    Ok(Value::Text(redacted.into_owned()))
 }
 
 fn sessions_set_redaction(db: &dyn Connection, args: &[Value]) -> Result<Value, String> {

@@ -2,7 +2,6 @@
 //! status. The schema and triggers are the `.sql` files of `sql/`, embedded
 //! here; these functions run them through a [`Connection`].
 
-use crate::backlog;
 use crate::compaction;
 use crate::db::{Connection, Value};
 pub use crate::error::{Error, Result};
@@ -23,6 +22,7 @@ const SCHEMA_SQL: &str = include_str!("../sql/schema.sql");
 const ADOPT_SQL: &str = include_str!("../sql/adopt.sql");
 const UPGRADE_SQL: &str = include_str!("../sql/upgrade.sql");
 const TRIGGERS_SQL: &str = include_str!("../sql/triggers.sql");
+const RECONCILE_INDEX_SQL: &str = include_str!("../sql/reconcile_index.sql");
 const RECONCILE_MARK_SQL: &str = include_str!("../sql/reconcile_mark.sql");
 /// Writes every session's scope that differs from the one it should have
 /// (the scope-change trigger re-indexes its messages under it).
@@ -782,7 +782,7 @@ fn reconcile_slice(db: &dyn Connection, max_rows: i64, lock: Lock) -> Result<i64
         }
         ensure_index_current(db)?;
         reset_old_generations(db, max_rows)?;
-        backlog::index(db, max_rows)?;
+        db.query(RECONCILE_INDEX_SQL, &[max_rows.into()])?;
         db.query(RECONCILE_MARK_SQL, &[max_rows.into()])?;
         let indexed = db
             .query_value("SELECT changes()", &[])?

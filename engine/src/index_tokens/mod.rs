@@ -56,7 +56,6 @@ pub mod document;
 pub mod encoding;
 pub mod pairs;
 pub mod prefixes;
-pub mod prepared;
 pub mod query;
 pub mod scope_words;
 pub mod threaded;
@@ -66,11 +65,9 @@ use crate::tokenizer::{Token, Tokenizer};
 
 /// Tokenizes a document FTS5 indexes or deletes (a column value) with
 /// `markers 1`: a scope column's text as its [`scope_words`], a message's
-/// text through the stages of [`document::tokenize_text`]: the tokens
-/// made ahead for it when this thread was offered them ([`prepared`]), else
-/// made here, on a second thread when it is at least
-/// [`threaded::SECOND_THREAD_BYTES`] long. `emit` gets each token with
-/// whether it is colocated with the one before.
+/// text through the stages of [`document::tokenize_text`], on a second
+/// thread when it is at least [`threaded::SECOND_THREAD_BYTES`] long.
+/// `emit` gets each token with whether it is colocated with the one before.
 pub fn tokenize_document<E>(
     tokenizer: &mut Tokenizer,
     text: &[u8],
@@ -78,8 +75,6 @@ pub fn tokenize_document<E>(
 ) -> Result<(), E> {
     if text.starts_with(encoding::SCOPE_MARKER.as_bytes()) {
         scope_words::tokenize_scope(tokenizer, text, emit)
-    } else if let Some(replayed) = prepared::replay(tokenizer.options(), text, emit) {
-        replayed
     } else if text.len() >= threaded::SECOND_THREAD_BYTES {
         threaded::tokenize_text(tokenizer.options(), text, emit)
     } else {

@@ -8,7 +8,6 @@
 //! the text costs about the longer half rather than their sum.
 
 use super::document;
-use super::prepared::Tokens;
 use crate::tokenizer::{Options, Token, Tokenizer};
 use std::sync::mpsc;
 
@@ -22,6 +21,15 @@ const BATCH_TOKENS: usize = 4096;
 /// batches whatever the document's length.
 const BATCHES_AHEAD: usize = 2;
 
+/// Tokens in transit: their texts end to end and, for each, where its text
+/// ends in `texts`, its span in the document and whether it is colocated
+/// with the token before.
+#[derive(Default)]
+struct Batch {
+    texts: String,
+    tokens: Vec<(usize, usize, usize, bool)>,
+}
+
 /// Tokenizes `text` as [`document::tokenize_text`] does with a tokenizer
 /// of `options`, on a second thread, and gives `emit` every token on this
 /// one, in the same order (all on this thread when no other can be
@@ -32,16 +40,18 @@ pub fn tokenize_text<E>(
     text: &[u8],
     emit: &mut dyn FnMut(Token<'_>, bool) -> Result<(), E>,
 ) -> Result<(), E> {
-    let (full, made) = mpsc::sync_channel::<Tokens>(BATCHES_AHEAD);
-    let (empty, emptied) = mpsc::channel::<Tokens>();
+    let (full, made) = mpsc::sync_channel::<Batch>(BATCHES_AHEAD);
+    let (empty, emptied) = mpsc::channel::<Batch>();
     std::thread::scope(|scope| {
         let second = std::thread::Builder::new().spawn_scoped(scope, move || {
             let mut tokenizer = Tokenizer::new(options);
-            let mut batch = Tokens::default();
+            let mut batch = Batch::default();
             // Fails only when the receiving side has stopped.
             let made = document::tokenize_text(&mut tokenizer, text, &mut |token, colocated| {
-                batch.push(token, colocated);
-                if batch.len() < BATCH_TOKENS {
+                batch.texts.push_str(token.text);
+                let end = batch.texts.len();
+                batch.tokens.push((end, token.start, token.end, colocated));
+                if batch.tokens.len() < BATCH_TOKENS {
                     return Ok(());
                 }
                 let next = emptied.try_recv().unwrap_or_default();
@@ -58,8 +68,18 @@ pub fn tokenize_text<E>(
         }
         // Returning early drops `made`, which stops the second thread.
         for mut batch in made {
-            batch.replay(emit)?;
-            batch.clear();
+            let mut start = 0;
+            for &(end, token_start, token_end, colocated) in &batch.tokens {
+                let token = Token {
+                    text: &batch.texts[start..end],
+                    start: token_start,
+                    end: token_end,
+                };
+                emit(token, colocated)?;
+                start = end;
+            }
+            batch.texts.clear();
+            batch.tokens.clear();
             // The second thread may have finished: the batch is then dropped.
             let _ = empty.send(batch);
         }
