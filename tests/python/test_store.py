@@ -777,6 +777,48 @@ class DeferredTest(StoreTestCase):
         self.assertEqual(value(conn, "SELECT count(*) FROM session_search_meta WHERE key LIKE 'reset_%' AND value IS NOT NULL"), 0)
         self.assertEqual(found(conn, '"rebuilt entry 0"', "a"), [1])
 
+    def test_reconciliation_indexes_exactly_what_the_triggers_index(self):
+        """Every token at every position of a reconciled index is the one an
+        append indexes, secrets stay out, whatever the slice size, for
+        content blocks, a text that starts like a scope, CJK, multi-line
+        text and a text long enough to be tokenized on threads of its own."""
+        texts = [
+            f"deploy to staging {i}: the token {FAKE_KEY} failed\nretry café 東京の設定 {i % 7}"
+            for i in range(400)
+        ]
+        texts += [
+            json.dumps([{"type": "text", "text": "blocks of the staging deploy"},
+                        {"type": "tool_use", "name": "bash"}]),
+            "\x01 a text that starts like a scope",
+            "x",
+            "word " * 300_000 + f"DB_PASS=hunter2hunter2x {FAKE_KEY}",
+        ]
+
+        def filled(deferred):
+            conn = store()
+            session(conn, "a")
+            session(conn, "b", spawned_by="a")
+            if deferred:
+                conn.execute("SELECT sessions_set_indexing('deferred')")
+            for i, text in enumerate(texts):
+                say(conn, "ab"[i % 2], ("user", "assistant", "tool")[i % 3], text, i)
+            return conn
+
+        def instances(conn):
+            conn.execute("CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, session_search_fts, instance)")
+            return conn.execute("SELECT term, doc, col, offset FROM temp.v ORDER BY 1, 2, 3, 4").fetchall()
+
+        appended = instances(filled(False))
+        self.assertGreater(len(appended), 600_000)
+        self.assertFalse([row for row in appended if "hunter2" in row[0] or "zt8qlm" in row[0]])
+        for slice_rows in (1, 37, 5000):
+            with self.subTest(slice_rows=slice_rows):
+                conn = filled(True)
+                while not json.loads(value(conn, "SELECT sessions_reconcile(?)", (slice_rows,)))["done"]:
+                    pass
+                self.assertEqual(instances(conn), appended)
+                self.assertEqual(status(conn)["integrity"], "ok")
+
     def test_reconcile_compacts_an_index_written_by_appends(self):
         conn = store()
         session(conn, "a")
