@@ -780,7 +780,7 @@ class DeferredTest(StoreTestCase):
     def test_reconciliation_indexes_exactly_what_the_triggers_index(self):
         """Every token at every position of a reconciled index is the one an
         append indexes, secrets stay out, whatever the slice size, for
-        content blocks, a text that starts like a scope, CJK, multi-line
+        content blocks, a text that starts with the scope marker, CJK, multi-line
         text and a text long enough to be tokenized on threads of its own."""
         texts = [
             f"deploy to staging {i}: the token {FAKE_KEY} failed\nretry café 東京の設定 {i % 7}"
@@ -789,7 +789,7 @@ class DeferredTest(StoreTestCase):
         texts += [
             json.dumps([{"type": "text", "text": "blocks of the staging deploy"},
                         {"type": "tool_use", "name": "bash"}]),
-            "\x01 a text that starts like a scope",
+            "\ue001 a text that starts like the scope column",
             "x",
             "word " * 300_000 + f"DB_PASS=hunter2hunter2x {FAKE_KEY}",
         ]
